@@ -1,0 +1,61 @@
+/// @file reference.hpp
+/// @brief The scalar reference step: the definition of shared/PROBLEM.md written as plainly as
+///        possible. Every test compares against it; no lesson should be slower to read.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "gs/params.hpp"
+#include "gs/state.hpp"
+
+namespace gs {
+
+/// @brief The nine stencil weights of the canonical problem, row by row (all ones; the centre
+///        term contributes a - a = 0 whatever its weight).
+inline constexpr float kUnitWeights[3][3] = {{1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f},
+                                            {1.0f, 1.0f, 1.0f}};
+
+/// @brief One explicit Euler step of both fields, in any floating-point type.
+///
+/// Reads @p u, @p v (rows * cols values each) and writes @p u_next, @p v_next. Neighbours that
+/// lie outside the grid are skipped (zero flux at the edges). The template lets the tests
+/// evaluate the same definition in double precision.
+/// @tparam Real float for the reference itself, double for the high-precision check.
+template <typename Real>
+void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_next,
+                    Real* v_next, const Params& params) {
+  const Real du = params.diffusion_u;
+  const Real dv = params.diffusion_v;
+  const Real feed = params.feed_rate;
+  const Real kill = params.kill_rate;
+  const Real dt = params.dt;
+  for (int row = 0; row < rows; ++row) {
+    for (int col = 0; col < cols; ++col) {
+      const std::size_t centre = static_cast<std::size_t>(row) * cols + col;
+      Real laplacian_u = 0;
+      Real laplacian_v = 0;
+      for (int dr = -1; dr <= 1; ++dr) {
+        for (int dc = -1; dc <= 1; ++dc) {
+          const int r = row + dr;
+          const int c = col + dc;
+          if (r < 0 || r >= rows || c < 0 || c >= cols) continue;  // outside: skipped
+          const std::size_t neighbour = static_cast<std::size_t>(r) * cols + c;
+          laplacian_u += u[neighbour] - u[centre];
+          laplacian_v += v[neighbour] - v[centre];
+        }
+      }
+      const Real uvv = u[centre] * v[centre] * v[centre];
+      const Real du_dt = du * laplacian_u - uvv + feed * (Real{1} - u[centre]);
+      const Real dv_dt = dv * laplacian_v + uvv - (feed + kill) * v[centre];
+      u_next[centre] = u[centre] + dt * du_dt;
+      v_next[centre] = v[centre] + dt * dv_dt;
+    }
+  }
+}
+
+/// @brief Advances @p state by @p steps reference steps in place (two buffers, swapped).
+void reference_advance(State& state, const Params& params, int steps);
+
+}  // namespace gs

@@ -1,0 +1,105 @@
+// Built when CMake found the CUDA toolkit. Only runtime API calls: no kernels, so plain C++.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <vector>
+
+#include "gs/cuda_check.hpp"
+#include "gs/gpu.hpp"
+
+namespace gs {
+
+const GpuStatus& gpu_status() {
+  static const GpuStatus status = [] {
+    GpuStatus s;
+    int count = 0;
+    const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess) {
+      s.reason = std::string("no usable CUDA device: cudaGetDeviceCount returned ") +
+                 cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")";
+      cudaGetLastError();  // clear the sticky error for later callers
+      return s;
+    }
+    if (count == 0) {
+      s.reason = "no CUDA device: cudaGetDeviceCount found 0 devices";
+      return s;
+    }
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, 0) != cudaSuccess) {
+      s.reason = "cudaGetDeviceProperties failed for device 0";
+      return s;
+    }
+    s.available = true;
+    s.device_count = count;
+    s.name = properties.name;
+    return s;
+  }();
+  return status;
+}
+
+double measured_copy_bandwidth() {
+  static const double bandwidth = []() -> double {
+    if (!gpu_status().available) return 0.0;
+    const std::size_t bytes = std::size_t{256} << 20;
+    void* source = nullptr;
+    void* target = nullptr;
+    cudaEvent_t start{}, stop{};
+    GS_CUDA_CHECK(cudaMalloc(&source, bytes));
+    GS_CUDA_CHECK(cudaMalloc(&target, bytes));
+    GS_CUDA_CHECK(cudaMemset(source, 1, bytes));
+    GS_CUDA_CHECK(cudaEventCreate(&start));
+    GS_CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<float> milliseconds;
+    for (int repeat = 0; repeat < 12; ++repeat) {
+      GS_CUDA_CHECK(cudaEventRecord(start));
+      GS_CUDA_CHECK(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice));
+      GS_CUDA_CHECK(cudaEventRecord(stop));
+      GS_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0.0f;
+      GS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (repeat >= 2) milliseconds.push_back(ms);  // the first copies warm up
+    }
+    std::nth_element(milliseconds.begin(), milliseconds.begin() + milliseconds.size() / 2,
+                     milliseconds.end());
+    const double median_seconds = milliseconds[milliseconds.size() / 2] * 1e-3;
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaFree(source);
+    cudaFree(target);
+    return 2.0 * static_cast<double>(bytes) / median_seconds;
+  }();
+  return bandwidth;
+}
+
+bool print_device_report(std::ostream& out, bool measure) {
+  const GpuStatus& status = gpu_status();
+  if (!status.available) {
+    out << "no GPU: " << status.reason << "\n";
+    return false;
+  }
+  cudaDeviceProp p{};
+  GS_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  out << "device          " << p.name << " (compute capability " << p.major << "." << p.minor
+      << "), " << status.device_count << " visible\n";
+  out << "multiprocessors " << p.multiProcessorCount << " SMs, " << p.maxThreadsPerMultiProcessor
+      << " threads/SM, " << p.regsPerMultiprocessor << " registers/SM\n";
+  out << "memory          " << std::fixed << std::setprecision(1) << p.totalGlobalMem / 1073741824.0
+      << " GiB, " << p.memoryBusWidth << "-bit bus, L2 " << p.l2CacheSize / 1048576.0 << " MiB\n";
+  out << "shared memory   " << p.sharedMemPerBlock / 1024 << " KiB/block by default, "
+      << p.sharedMemPerBlockOptin / 1024 << " KiB/block opt-in, "
+      << p.sharedMemPerMultiprocessor / 1024 << " KiB/SM\n";
+  out << "CUDA            driver " << driver / 1000 << "." << (driver % 1000) / 10 << ", runtime "
+      << runtime / 1000 << "." << (runtime % 1000) / 10 << "\n";
+  if (measure) {
+    out << "copy bandwidth  " << std::setprecision(0) << measured_copy_bandwidth() / 1e9
+        << " GB/s device-to-device (read + write, 256 MiB, median)\n";
+  }
+  return true;
+}
+
+}  // namespace gs

@@ -1,0 +1,217 @@
+// The programs end to end, as a user runs them: gray_scott's frames against the reference,
+// every bad input refused with its message and no file left, a full disk and an interrupted
+// run leaving no file, the renderer and the benchmark.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "check.hpp"
+#include "gs/hdf5_io.hpp"
+#include "gs/reference.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs @p command through the shell; its stdout (and stderr, unless @p keep_stderr_apart) is
+// captured.
+Outcome run(const std::string& command, bool keep_stderr_apart = false) {
+  Outcome outcome;
+  std::FILE* pipe = ::popen((command + (keep_stderr_apart ? " 2>/dev/null" : " 2>&1")).c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
+  const int status = ::pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return outcome;
+}
+
+fs::path work_dir() {
+  const fs::path dir = fs::path(::testing::TempDir()) / "gs_program_tests";
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string fresh(const std::string& name) {
+  const fs::path path = work_dir() / name;
+  fs::remove_all(path);
+  return path.string();
+}
+
+// Nothing named like the output, partial or not, may be left in its directory.
+void expect_no_output_left(const std::string& path) {
+  EXPECT_FALSE(fs::exists(path)) << path;
+  for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().rfind(fs::path(path).filename().string() + ".partial", 0),
+              std::string::npos)
+        << "partial file left: " << entry.path();
+  }
+}
+
+const std::string kGrayScott = GS_GRAY_SCOTT;
+
+TEST(GrayScott, SmallRunMatchesTheReferenceFrameByFrame) {
+  const std::string path = fresh("e2e.h5");
+  const Outcome outcome = run(kGrayScott + " -r 96 -c 160 -n 8 -e 32 -o " + path);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("cell-updates/s"), std::string::npos) << outcome.output;
+  gs::FrameReader reader(path);
+  ASSERT_EQ(reader.info().frames, 8);
+  ASSERT_EQ(reader.info().rows, 96);
+  ASSERT_EQ(reader.info().cols, 160);
+  gs::Params params;
+  params.rows = 96;
+  params.cols = 160;
+  gs::State state = gs::initial_state(96, 160);
+  for (int frame = 0; frame < 8; ++frame) {
+    gs::reference_advance(state, params, 32);
+    const std::vector<float> v = reader.read_frame(frame);
+    EXPECT_TRUE(gs::test::fields_match("v", 96, 160, v.data(), state.v.data(), gs::test::kTolerance))
+        << "frame " << frame << " written by " << reader.info().implementation;
+  }
+}
+
+TEST(GrayScott, JsonPrintsOneLineWithTheRequiredKeys) {
+  const Outcome outcome = run(kGrayScott + " -r 33 -c 17 -n 2 -e 3 --no-output --json", true);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  ASSERT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 1) << outcome.output;
+  for (const char* key : {"\"implementation\":", "\"rows\":33", "\"cols\":17", "\"steps\":6",
+                          "\"seconds\":", "\"cell_updates_per_s\":", "\"bytes_written\":0"}) {
+    EXPECT_NE(outcome.output.find(key), std::string::npos) << key << " in " << outcome.output;
+  }
+  EXPECT_EQ(outcome.output.front(), '{');
+}
+
+TEST(GrayScott, ListShowsTheReference) {
+  const Outcome outcome = run(kGrayScott + " --list");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("reference"), std::string::npos) << outcome.output;
+}
+
+struct BadRun {
+  const char* name;
+  std::string arguments;
+  const char* message;
+  int exit_code;
+};
+
+class GrayScottRefuses : public ::testing::TestWithParam<BadRun> {};
+
+TEST_P(GrayScottRefuses, WithItsMessageAndNoFile) {
+  const std::string path = fresh(std::string(GetParam().name) + ".h5");
+  const Outcome outcome =
+      run(kGrayScott + " -r 40 -c 50 -n 2 -e 2 -o " + path + " " + GetParam().arguments);
+  // The flags come after the defaults above: the last value of a repeated flag wins.
+  EXPECT_EQ(outcome.exit_code, GetParam().exit_code) << outcome.output;
+  EXPECT_NE(outcome.output.find(GetParam().message), std::string::npos) << outcome.output;
+  expect_no_output_left(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, GrayScottRefuses,
+    ::testing::Values(BadRun{"zero_rows", "-r 0", "-r/--nbrow must be at least 1", 2},
+                      BadRun{"zero_cols", "-c 0", "-c/--nbcol must be at least 1", 2},
+                      BadRun{"zero_frames", "-n 0", "-n/--nbimage must be at least 1", 2},
+                      BadRun{"negative_steps", "-e -1", "-e/--nbextrastep", 2},
+                      BadRun{"unstable_dt", "-t 2", "unstable", 2},
+                      BadRun{"unstable_du", "-u 0.2", "unstable", 2},
+                      BadRun{"zero_feed", "-f 0", "-f/--feedrate", 2},
+                      BadRun{"not_a_number", "-r ten", "", 2},
+                      BadRun{"unknown_flag", "--frobnicate", "frobnicate", 2},
+                      BadRun{"unknown_impl", "--impl nope", "no implementation named 'nope'", 2},
+                      BadRun{"diverges", "-f 50 -n 3 -e 20", "diverged at frame", 1}),
+    [](const ::testing::TestParamInfo<BadRun>& param_info) { return std::string(param_info.param.name); });
+
+TEST(GrayScott, RefusesAMissingDirectory) {
+  const std::string path = fresh("no_such_dir") + "/out.h5";
+  const Outcome outcome = run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 -o " + path);
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("does not exist"), std::string::npos) << outcome.output;
+}
+
+TEST(GrayScott, RefusesADirectoryAsOutput) {
+  const std::string path = fresh("a_directory");
+  fs::create_directories(path);
+  const Outcome outcome = run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 -o " + path);
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("is a directory"), std::string::npos) << outcome.output;
+}
+
+TEST(GrayScott, RefusesAnUnwritablePath) {
+  const Outcome outcome = run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 -o /proc/gs_output.h5");
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("/proc/gs_output.h5"), std::string::npos) << outcome.output;
+  EXPECT_FALSE(fs::exists("/proc/gs_output.h5"));
+}
+
+TEST(GrayScott, FullDiskFailsCleanly) {
+  // A file-size limit of 256 KiB makes write() fail with EFBIG, as a full disk does with ENOSPC.
+  const std::string path = fresh("full.h5");
+  const Outcome outcome =
+      run("sh -c 'ulimit -f 256; exec " + kGrayScott + " -r 128 -c 128 -n 40 -e 1 -o " + path + "'");
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("disk full"), std::string::npos) << outcome.output;
+  expect_no_output_left(path);
+}
+
+TEST(GrayScott, InterruptedRunLeavesNoFile) {
+  const std::string path = fresh("interrupted.h5");
+  const Outcome outcome = run("sh -c '" + kGrayScott + " -r 256 -c 256 -n 100000 -e 1 -o " + path +
+                              " & pid=$!; sleep 1; kill -INT $pid; wait $pid'");
+  EXPECT_EQ(outcome.exit_code, 130) << outcome.output;
+  EXPECT_NE(outcome.output.find("interrupted"), std::string::npos) << outcome.output;
+  expect_no_output_left(path);
+}
+
+TEST(GrayScott, GpuImplementationWithoutAGpuIsRefused) {
+  if (gs::gpu_status().available) GTEST_SKIP() << "a GPU is present";
+  const Outcome list = run(kGrayScott + " --list");
+  const std::size_t gpu = list.output.find(" [gpu] ");
+  if (gpu == std::string::npos) GTEST_SKIP() << "this build has no GPU implementation";
+  const std::size_t line_start = list.output.rfind('\n', gpu) + 1;
+  const std::string name = list.output.substr(line_start + 4, gpu - line_start - 4);
+  const std::string path = fresh("nogpu.h5");
+  const Outcome outcome = run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 -o " + path + " --impl " + name);
+  EXPECT_EQ(outcome.exit_code, 3) << outcome.output;
+  EXPECT_NE(outcome.output.find("needs a GPU"), std::string::npos) << outcome.output;
+  expect_no_output_left(path);
+}
+
+TEST(Render, WritesOnePngPerSelectedFrame) {
+  const std::string h5 = fresh("render.h5");
+  ASSERT_EQ(run(kGrayScott + " -r 30 -c 40 -n 6 -e 10 -o " + h5).exit_code, 0);
+  const std::string dir = fresh("render_frames");
+  const Outcome outcome = run(std::string(GS_RENDER) + " " + h5 + " -d " + dir + " --stride 2");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"}) {
+    std::ifstream png(fs::path(dir) / name, std::ios::binary);
+    ASSERT_TRUE(png) << name;
+    char signature[8] = {};
+    png.read(signature, 8);
+    EXPECT_EQ(std::string(signature + 1, 3), "PNG") << name;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "frame_00003.png"));
+  const Outcome bad = run(std::string(GS_RENDER) + " " + h5 + " --first 9");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  const Outcome missing = run(std::string(GS_RENDER) + " " + h5 + ".missing");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+}
+
+TEST(Benchmark, PrintsAMarkdownTable) {
+  const Outcome outcome = run(std::string(GS_BENCHMARK) + " -r 31 -c 45 -n 2 -e 3 --impl reference");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("| implementation |"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find("| reference |"), std::string::npos) << outcome.output;
+}
+
+}  // namespace
