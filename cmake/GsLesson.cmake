@@ -74,7 +74,7 @@ function(_gs_lesson_targets number topic variant source kind suffix namespace)
   set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${PROJECT_BINARY_DIR}/bin)
   gtest_discover_tests(${test_target} TEST_PREFIX "${lesson}${suffix}.${variant}."
-    PROPERTIES LABELS "${labels}" DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+    PROPERTIES LABELS "${labels}" DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES DISCOVERY_TIMEOUT 60)
 
   if(variant STREQUAL "solution")
     set(GS_SOLUTION_LIBRARIES ${GS_SOLUTION_LIBRARIES} ${target}_impl CACHE INTERNAL "")
