@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> problems = gs::find_problems(params);
   if (!problems.empty()) {
-    for (const std::string& problem : problems) std::cerr << "gs_benchmark: error: " << problem << "\n";
+    for (const std::string& problem : problems)
+      std::cerr << "gs_benchmark: error: " << problem << "\n";
     return 2;
   }
 
@@ -136,27 +137,28 @@ int main(int argc, char** argv) {
   // Table order: the course's order (lesson 01 first), which is the registry's reversed.
   std::reverse(all.begin(), all.end());
   for (gs::Implementation& impl : all) {
-    const bool asked = wanted.empty() ||
-                       std::find(wanted.begin(), wanted.end(), impl.name) != wanted.end();
-    const bool refused =
-        std::find(unwanted.begin(), unwanted.end(), impl.name) != unwanted.end();
+    const bool asked =
+        wanted.empty() || std::find(wanted.begin(), wanted.end(), impl.name) != wanted.end();
+    const bool refused = std::find(unwanted.begin(), unwanted.end(), impl.name) != unwanted.end();
     const bool usable = impl.device == gs::Device::cpu || gs::gpu_status().available;
     if (asked && !refused && usable) selected.push_back(impl);
-    if (asked && !usable) std::cerr << "gs_benchmark: skipping " << impl.name << ": " << gs::gpu_status().reason << "\n";
+    if (asked && !usable)
+      std::cerr << "gs_benchmark: skipping " << impl.name << ": " << gs::gpu_status().reason
+                << "\n";
   }
 
   std::ostringstream header;
-  header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", "
-         << params.frames << " frames x " << params.steps_per_frame << " steps = "
-         << params.total_steps() << " steps, compute only\n\n";
+  header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", " << params.frames
+         << " frames x " << params.steps_per_frame << " steps = " << params.total_steps()
+         << " steps, compute only\n\n";
   header << "- date: " << today() << ", commit: " << GS_GIT_COMMIT << "\n";
   header << "- CPU: " << cpu_model() << ", " << std::thread::hardware_concurrency()
          << " hardware threads\n";
   double bandwidth = 0.0;
   if (gs::gpu_status().available) {
     bandwidth = gs::measured_copy_bandwidth();
-    header << "- GPU: " << gs::gpu_status().name << ", measured device copy "
-           << std::fixed << std::setprecision(0) << bandwidth / 1e9 << " GB/s (read + write)\n";
+    header << "- GPU: " << gs::gpu_status().name << ", measured device copy " << std::fixed
+           << std::setprecision(0) << bandwidth / 1e9 << " GB/s (read + write)\n";
   } else {
     header << "- GPU: none (" << gs::gpu_status().reason << ")\n";
   }
@@ -167,8 +169,8 @@ int main(int argc, char** argv) {
     std::cerr << "  running " << impl.name << " ..." << std::flush;
     try {
       rows.push_back(measure(impl, params, budget));
-      std::cerr << " " << std::fixed << std::setprecision(3) << rows.back().seconds_timed << " s for "
-                << rows.back().steps_timed << " steps\n";
+      std::cerr << " " << std::fixed << std::setprecision(3) << rows.back().seconds_timed
+                << " s for " << rows.back().steps_timed << " steps\n";
     } catch (const std::exception& error) {
       std::cerr << " failed: " << error.what() << "\n";
       return 1;
@@ -189,11 +191,11 @@ int main(int argc, char** argv) {
     const double seconds = total_steps / row.rate();
     const bool extrapolated = row.steps_timed < params.total_steps();
     const double updates = cells * row.rate();
-    table << "| " << row.name << (row.finite ? "" : " (NOT FINITE)") << " | " << row.lesson
-          << " | " << (row.device == gs::Device::gpu ? "gpu" : "cpu") << " | "
-          << (extrapolated ? "~" : "") << std::fixed << std::setprecision(seconds < 10 ? 3 : 1)
-          << seconds << " | " << std::scientific << std::setprecision(3) << updates << " | "
-          << std::fixed << std::setprecision(1);
+    table << "| " << row.name << (row.finite ? "" : " (NOT FINITE)") << " | " << row.lesson << " | "
+          << (row.device == gs::Device::gpu ? "gpu" : "cpu") << " | " << (extrapolated ? "~" : "")
+          << std::fixed << std::setprecision(seconds < 10 ? 3 : 1) << seconds << " | "
+          << std::scientific << std::setprecision(3) << updates << " | " << std::fixed
+          << std::setprecision(1);
     if (baseline_rate > 0) {
       table << row.rate() / baseline_rate << "x";
     } else {
@@ -218,6 +220,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  const bool all_finite = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.finite; });
+  const bool all_finite =
+      std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.finite; });
   return all_finite ? 0 : 1;
 }

@@ -36,14 +36,15 @@ std::array<unsigned char, 3> inferno(double t) {
   const double weight = t - static_cast<double>(low);
   std::array<unsigned char, 3> rgb{};
   for (int channel = 0; channel < 3; ++channel) {
-    const double value = (1.0 - weight) * kInferno[low][channel] + weight * kInferno[low + 1][channel];
+    const double value =
+        (1.0 - weight) * kInferno[low][channel] + weight * kInferno[low + 1][channel];
     rgb[channel] = static_cast<unsigned char>(std::lround(value));
   }
   return rgb;
 }
 
-void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v,
-               float vmin, float vmax) {
+void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v, float vmin,
+               float vmax) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) throw std::runtime_error("cannot create '" + path + "'");
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
@@ -73,7 +74,9 @@ void write_png(const std::string& path, int rows, int cols, const std::vector<fl
   if (std::fclose(file) != 0) throw std::runtime_error("closing '" + path + "' failed");
 }
 
-bool have_ffmpeg() { return std::system("command -v ffmpeg > /dev/null 2>&1") == 0; }
+bool have_ffmpeg() {
+  return std::system("command -v ffmpeg > /dev/null 2>&1") == 0;
+}
 
 }  // namespace
 
@@ -95,7 +98,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--last", last, "last frame, included (negative counts from the end)")
       ->capture_default_str();
-  app.add_option("--stride", stride, "render every Nth frame")->capture_default_str()
+  app.add_option("--stride", stride, "render every Nth frame")
+      ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--vmin", vmin, "value drawn black")->capture_default_str();
   app.add_option("--vmax", vmax, "value drawn white (default: the largest v rendered)");
@@ -140,13 +144,12 @@ int main(int argc, char** argv) {
                 reader.read_frame(frame), vmin, vmax);
     }
     std::cout << "gs_render: wrote " << written << " PNG frame(s) of " << info.rows << " x "
-              << info.cols << " to " << out_dir << "/ (frames " << first << ".." << last
-              << " step " << stride << ", v in [" << vmin << ", " << vmax << "], written by "
+              << info.cols << " to " << out_dir << "/ (frames " << first << ".." << last << " step "
+              << stride << ", v in [" << vmin << ", " << vmax << "], written by "
               << (info.implementation.empty() ? "unknown" : info.implementation) << ")\n";
     if (!video.empty()) {
       const std::string pattern = (std::filesystem::path(out_dir) / "frame_%05d.png").string();
-      const std::string command = "ffmpeg -loglevel error -y -framerate 25 -i '" + pattern +
-                                  "' " +
+      const std::string command = "ffmpeg -loglevel error -y -framerate 25 -i '" + pattern + "' " +
                                   (video.size() > 4 && video.substr(video.size() - 4) == ".mp4"
                                        ? "-pix_fmt yuv420p -vf 'scale=trunc(iw/2)*2:trunc(ih/2)*2' "
                                        : "") +

@@ -27,7 +27,8 @@ struct Outcome {
 // captured.
 Outcome run(const std::string& command, bool keep_stderr_apart = false) {
   Outcome outcome;
-  std::FILE* pipe = ::popen((command + (keep_stderr_apart ? " 2>/dev/null" : " 2>&1")).c_str(), "r");
+  std::FILE* pipe =
+      ::popen((command + (keep_stderr_apart ? " 2>/dev/null" : " 2>&1")).c_str(), "r");
   if (pipe == nullptr) return outcome;
   std::array<char, 4096> buffer{};
   while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
@@ -52,8 +53,9 @@ std::string fresh(const std::string& name) {
 void expect_no_output_left(const std::string& path) {
   EXPECT_FALSE(fs::exists(path)) << path;
   for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path())) {
-    EXPECT_EQ(entry.path().filename().string().rfind(fs::path(path).filename().string() + ".partial", 0),
-              std::string::npos)
+    EXPECT_EQ(
+        entry.path().filename().string().rfind(fs::path(path).filename().string() + ".partial", 0),
+        std::string::npos)
         << "partial file left: " << entry.path();
   }
 }
@@ -76,7 +78,8 @@ TEST(GrayScott, SmallRunMatchesTheReferenceFrameByFrame) {
   for (int frame = 0; frame < 8; ++frame) {
     gs::reference_advance(state, params, 32);
     const std::vector<float> v = reader.read_frame(frame);
-    EXPECT_TRUE(gs::test::fields_match("v", 96, 160, v.data(), state.v.data(), gs::test::kTolerance))
+    EXPECT_TRUE(
+        gs::test::fields_match("v", 96, 160, v.data(), state.v.data(), gs::test::kTolerance))
         << "frame " << frame << " written by " << reader.info().implementation;
   }
 }
@@ -130,7 +133,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadRun{"unknown_flag", "--frobnicate", "frobnicate", 2},
                       BadRun{"unknown_impl", "--impl nope", "no implementation named 'nope'", 2},
                       BadRun{"diverges", "-f 50 -n 3 -e 20", "diverged at frame", 1}),
-    [](const ::testing::TestParamInfo<BadRun>& param_info) { return std::string(param_info.param.name); });
+    [](const ::testing::TestParamInfo<BadRun>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST(GrayScott, RefusesAMissingDirectory) {
   const std::string path = fresh("no_such_dir") + "/out.h5";
@@ -157,8 +162,8 @@ TEST(GrayScott, RefusesAnUnwritablePath) {
 TEST(GrayScott, FullDiskFailsCleanly) {
   // A file-size limit of 256 KiB makes write() fail with EFBIG, as a full disk does with ENOSPC.
   const std::string path = fresh("full.h5");
-  const Outcome outcome =
-      run("sh -c 'ulimit -f 256; exec " + kGrayScott + " -r 128 -c 128 -n 40 -e 1 -o " + path + "'");
+  const Outcome outcome = run("sh -c 'ulimit -f 256; exec " + kGrayScott +
+                              " -r 128 -c 128 -n 40 -e 1 -o " + path + "'");
   EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
   EXPECT_NE(outcome.output.find("disk full"), std::string::npos) << outcome.output;
   expect_no_output_left(path);
@@ -208,7 +213,8 @@ TEST(Render, WritesOnePngPerSelectedFrame) {
 }
 
 TEST(Benchmark, PrintsAMarkdownTable) {
-  const Outcome outcome = run(std::string(GS_BENCHMARK) + " -r 31 -c 45 -n 2 -e 3 --impl reference");
+  const Outcome outcome =
+      run(std::string(GS_BENCHMARK) + " -r 31 -c 45 -n 2 -e 3 --impl reference");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_NE(outcome.output.find("| implementation |"), std::string::npos) << outcome.output;
   EXPECT_NE(outcome.output.find("| reference |"), std::string::npos) << outcome.output;

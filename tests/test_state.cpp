@@ -28,7 +28,9 @@ TEST(InitialState, OfficialSizeSeedsRows468To535AndColumns840To959) {
   EXPECT_EQ(box.col_end, 960);
 }
 
-TEST(InitialState, SixteenSquareSeedsOneCell) { expect_seed(16, 16, 3, 4, 7, 8); }
+TEST(InitialState, SixteenSquareSeedsOneCell) {
+  expect_seed(16, 16, 3, 4, 7, 8);
+}
 
 TEST(InitialState, SmallGridsClampTheRowsToAnEmptySeed) {
   // 7*3/16 - 4 = -3 and 8*3/16 - 4 = -3: both clamp to 0, no row is seeded.

@@ -19,6 +19,8 @@ bool print_device_report(std::ostream& out, bool) {
   return false;
 }
 
-double measured_copy_bandwidth() { return 0.0; }
+double measured_copy_bandwidth() {
+  return 0.0;
+}
 
 }  // namespace gs

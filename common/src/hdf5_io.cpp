@@ -112,14 +112,14 @@ void check_output_path(const std::string& path, std::int64_t bytes) {
   }
   struct statvfs file_system {};
   if (::statvfs(directory.c_str(), &file_system) == 0) {
-    const std::int64_t available =
-        static_cast<std::int64_t>(file_system.f_bavail) * static_cast<std::int64_t>(file_system.f_frsize);
+    const std::int64_t available = static_cast<std::int64_t>(file_system.f_bavail) *
+                                   static_cast<std::int64_t>(file_system.f_frsize);
     // A little slack for HDF5's metadata (a few KB per run).
     const std::int64_t needed = bytes + (1 << 20);
     if (available < needed) {
-      throw OutputError("not enough space for '" + path + "': the run writes " +
-                        gigabytes(bytes) + ", " + gigabytes(available) + " free in '" +
-                        directory.string() + "' (use --no-output, fewer frames, or another -o)");
+      throw OutputError("not enough space for '" + path + "': the run writes " + gigabytes(bytes) +
+                        ", " + gigabytes(available) + " free in '" + directory.string() +
+                        "' (use --no-output, fewer frames, or another -o)");
     }
   }
 }
@@ -162,8 +162,7 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
     for (int i = 0; i < 4; ++i) write_attribute(dataset_, int_names[i], H5T_NATIVE_INT, &ints[i]);
     const float floats[5] = {params.kill_rate, params.feed_rate, params.dt, params.diffusion_u,
                              params.diffusion_v};
-    const char* float_names[5] = {"killrate", "feedrate", "deltat", "diffusion_u",
-                                  "diffusion_v"};
+    const char* float_names[5] = {"killrate", "feedrate", "deltat", "diffusion_u", "diffusion_v"};
     for (int i = 0; i < 5; ++i) {
       write_attribute(dataset_, float_names[i], H5T_NATIVE_FLOAT, &floats[i]);
     }
@@ -212,9 +211,8 @@ void FrameWriter::write_frame(int index, const float* v) {
 void FrameWriter::commit() {
   if (committed_) return;
   if (frames_written_ != frames_) {
-    throw OutputError("only " + std::to_string(frames_written_) + " of " +
-                      std::to_string(frames_) + " frames were written; '" + path_ +
-                      "' was not created");
+    throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +
+                      " frames were written; '" + path_ + "' was not created");
   }
   errno = 0;
   const bool closed = H5Dclose(dataset_) >= 0 && H5Sclose(file_space_) >= 0;

@@ -1,8 +1,8 @@
 // The frame loop and the command line shared by every program of the course.
 #include "gs/program.hpp"
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <cmath>
@@ -23,7 +23,9 @@ namespace {
 
 std::atomic<int> g_signal{0};
 
-extern "C" void remember_signal(int signal_number) { g_signal.store(signal_number); }
+extern "C" void remember_signal(int signal_number) {
+  g_signal.store(signal_number);
+}
 
 // SIGINT/SIGTERM end the run between two frames, so the writer can delete its partial file.
 // SIGXFSZ (a file-size limit, how the tests simulate a full disk) becomes an error from write().
@@ -155,8 +157,8 @@ void add_course_flags(CLI::App& app, ProgramOptions& options) {
       ->capture_default_str();
   app.add_option("-v,--diffusion-v", p.diffusion_v, "diffusion rate Dv of v")
       ->capture_default_str();
-  app.add_flag_callback("--no-output", [&options] { options.write_output = false; },
-                        "compute only: write no file");
+  app.add_flag_callback(
+      "--no-output", [&options] { options.write_output = false; }, "compute only: write no file");
   app.add_flag("--json", options.json, "print one line of JSON on stdout at the end");
   app.add_flag("--progress", options.progress, "show the progress line even when not a terminal");
   app.add_option("--impl", options.implementation, "implementation to run (see --list)");
@@ -170,7 +172,8 @@ void print_list(const std::vector<Implementation>& implementations) {
     std::cout << (usable(impl) ? "  * " : "    ") << impl.name
               << (impl.device == Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary << "\n";
   }
-  if (!gpu_status().available) std::cout << "GPU implementations unusable: " << gpu_status().reason << "\n";
+  if (!gpu_status().available)
+    std::cout << "GPU implementations unusable: " << gpu_status().reason << "\n";
 }
 
 }  // namespace

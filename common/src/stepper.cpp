@@ -33,8 +33,8 @@ class ReferenceStepper final : public Stepper {
 }  // namespace
 
 Implementation reference_implementation() {
-  return {"reference", "common", "the scalar reference of common/ (the tests' oracle)",
-          Device::cpu, [] { return std::make_unique<ReferenceStepper>(); }};
+  return {"reference", "common", "the scalar reference of common/ (the tests' oracle)", Device::cpu,
+          [] { return std::make_unique<ReferenceStepper>(); }};
 }
 
 const Implementation* find_implementation(const std::vector<Implementation>& implementations,

@@ -19,8 +19,8 @@ void ProgressLine::update(int frames_done) {
   last_draw_ = now;
   const double rate = now > 0.0 ? frames_done / now : 0.0;
   const double eta = rate > 0.0 ? (total_frames_ - frames_done) / rate : 0.0;
-  std::fprintf(stderr, "\r  frame %d/%d  %.1f frames/s  ETA %.1f s   ", frames_done,
-               total_frames_, rate, eta);
+  std::fprintf(stderr, "\r  frame %d/%d  %.1f frames/s  ETA %.1f s   ", frames_done, total_frames_,
+               rate, eta);
   std::fflush(stderr);
   drawn_ = true;
 }
@@ -57,13 +57,12 @@ void print_report(std::ostream& out, const RunResult& result) {
       << p.steps_per_frame << " steps = " << result.steps << " steps\n";
   out << "compute         " << result.compute_seconds << " s  ("
       << si(result.compute_seconds > 0 ? result.steps / result.compute_seconds : 0.0, "steps/s")
-      << ", " << si(rate, "cell-updates/s") << ", "
-      << si(rate * kBytesPerCellUpdate, "B/s") << " at 16 B per cell-update)\n";
+      << ", " << si(rate, "cell-updates/s") << ", " << si(rate * kBytesPerCellUpdate, "B/s")
+      << " at 16 B per cell-update)\n";
   if (result.wrote_output) {
     out << "output          " << p.output << ": " << si(result.bytes_written, "B") << " in "
         << result.write_seconds << " s ("
-        << si(result.write_seconds > 0 ? result.bytes_written / result.write_seconds : 0.0,
-              "B/s")
+        << si(result.write_seconds > 0 ? result.bytes_written / result.write_seconds : 0.0, "B/s")
         << ")\n";
   } else {
     out << "output          none (--no-output)\n";

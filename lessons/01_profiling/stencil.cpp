@@ -123,8 +123,10 @@ class AllocatingStepper final : public gs::Stepper {
               const int c = col + dc;
               if (r < 0 || r >= current_.rows || c < 0 || c >= current_.cols) continue;
               const float weight = gs::kUnitWeights[dr + 1][dc + 1];
-              laplacian_u[centre] += weight * (current_.u[current_.index(r, c)] - current_.u[centre]);
-              laplacian_v[centre] += weight * (current_.v[current_.index(r, c)] - current_.v[centre]);
+              laplacian_u[centre] +=
+                  weight * (current_.u[current_.index(r, c)] - current_.u[centre]);
+              laplacian_v[centre] +=
+                  weight * (current_.v[current_.index(r, c)] - current_.v[centre]);
             }
           }
         }
@@ -136,7 +138,8 @@ class AllocatingStepper final : public gs::Stepper {
         const float u = current_.u[i];
         const float v = current_.v[i];
         next.u[i] = u + p.dt * (p.diffusion_u * laplacian_u[i] - uvv[i] + p.feed_rate * (1.0f - u));
-        next.v[i] = v + p.dt * (p.diffusion_v * laplacian_v[i] + uvv[i] - (p.feed_rate + p.kill_rate) * v);
+        next.v[i] =
+            v + p.dt * (p.diffusion_v * laplacian_v[i] + uvv[i] - (p.feed_rate + p.kill_rate) * v);
       }
       current_ = std::move(next);
     }
@@ -158,8 +161,9 @@ std::vector<gs::Implementation> implementations() {
        gs::Device::cpu, [] { return std::make_unique<BufferedStepper<regular_step>>(); }},
       {"l01-naive", "01_profiling", "generic 3x3 weights as data, bounds check per neighbour",
        gs::Device::cpu, [] { return std::make_unique<BufferedStepper<naive_step>>(); }},
-      {"l01-naive-alloc", "01_profiling", "naive, allocating its temporaries every step (NumPy style)",
-       gs::Device::cpu, [] { return std::make_unique<AllocatingStepper>(); }},
+      {"l01-naive-alloc", "01_profiling",
+       "naive, allocating its temporaries every step (NumPy style)", gs::Device::cpu,
+       [] { return std::make_unique<AllocatingStepper>(); }},
   };
 }
 

@@ -59,14 +59,12 @@ void describe(std::ostream& out, const char* field, int cols, const float* got,
   return ::testing::AssertionFailure() << message.str();
 }
 
-::testing::AssertionResult states_match(const State& got, const State& expected,
-                                        double tolerance) {
-  if (got.rows != expected.rows || got.cols != expected.cols ||
-      got.u.size() != expected.u.size() || got.v.size() != expected.v.size()) {
+::testing::AssertionResult states_match(const State& got, const State& expected, double tolerance) {
+  if (got.rows != expected.rows || got.cols != expected.cols || got.u.size() != expected.u.size() ||
+      got.v.size() != expected.v.size()) {
     return ::testing::AssertionFailure()
-           << "shape differs: got " << got.rows << " x " << got.cols << " (" << got.u.size()
-           << ", " << got.v.size() << " values), expected " << expected.rows << " x "
-           << expected.cols;
+           << "shape differs: got " << got.rows << " x " << got.cols << " (" << got.u.size() << ", "
+           << got.v.size() << " values), expected " << expected.rows << " x " << expected.cols;
   }
   const FieldDiff du = diff(got.u.data(), expected.u.data(), got.u.size(), tolerance);
   const FieldDiff dv = diff(got.v.data(), expected.v.data(), got.v.size(), tolerance);

@@ -21,8 +21,7 @@ State poisoned_state(int rows, int cols);
 /// @brief Compares @p got with @p expected cell by cell (u and v). Passes when every value is
 ///        finite and within @p tolerance; otherwise the message names the worst cell (field,
 ///        row, column, both values, the error), how many cells are off and how many are NaN.
-::testing::AssertionResult states_match(const State& got, const State& expected,
-                                        double tolerance);
+::testing::AssertionResult states_match(const State& got, const State& expected, double tolerance);
 
 /// @brief The same check for one field given as flat arrays (e.g. a frame read from HDF5).
 ::testing::AssertionResult fields_match(const char* field, int rows, int cols, const float* got,
@@ -35,7 +34,7 @@ inline constexpr double kTolerance = 1e-4;
 }  // namespace gs::test
 
 /// @brief Skips the current test, with the reason, unless a CUDA device answers.
-#define GS_REQUIRE_GPU()                                                    \
-  do {                                                                      \
+#define GS_REQUIRE_GPU()                                                          \
+  do {                                                                            \
     if (!::gs::gpu_status().available) GTEST_SKIP() << ::gs::gpu_status().reason; \
   } while (0)

@@ -40,23 +40,23 @@ struct Case {
 /// @brief The course's sizes: degenerate (1 x 1, one row, one column), odd and not multiples
 ///        of any vector or block width, and one full 1080 x 1920 frame for a few steps.
 inline std::vector<Case> standard_cases() {
-  return {{1, 1, true, 3, 11},       {1, 7, true, 5, 12},      {7, 1, true, 5, 13},
-          {2, 3, true, 9, 14},       {17, 33, true, 1, 15},    {17, 33, true, 37, 16},
-          {67, 131, true, 37, 17},   {67, 131, false, 64, 0},  {255, 257, true, 20, 18},
+  return {{1, 1, true, 3, 11},       {1, 7, true, 5, 12},       {7, 1, true, 5, 13},
+          {2, 3, true, 9, 14},       {17, 33, true, 1, 15},     {17, 33, true, 37, 16},
+          {67, 131, true, 37, 17},   {67, 131, false, 64, 0},   {255, 257, true, 20, 18},
           {255, 257, false, 101, 0}, {1080, 1920, false, 4, 0}, {1080, 1920, true, 3, 19}};
 }
 
 /// @brief How gtest prints a case in a failure message.
 inline void PrintTo(const Case& c, std::ostream* out) {
-  *out << c.rows << " x " << c.cols << (c.random ? " random (seed " + std::to_string(c.seed) + ")" : " canonical")
-       << ", " << c.steps << " steps";
+  *out << c.rows << " x " << c.cols
+       << (c.random ? " random (seed " + std::to_string(c.seed) + ")" : " canonical") << ", "
+       << c.steps << " steps";
 }
 
 /// @brief Readable test name: implementation, size, state, steps.
 inline std::string case_name(const std::string& implementation, const Case& c) {
-  std::string name = implementation + "_" + std::to_string(c.rows) + "x" +
-                     std::to_string(c.cols) + (c.random ? "_random_" : "_canonical_") +
-                     std::to_string(c.steps) + "steps";
+  std::string name = implementation + "_" + std::to_string(c.rows) + "x" + std::to_string(c.cols) +
+                     (c.random ? "_random_" : "_canonical_") + std::to_string(c.steps) + "steps";
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
@@ -89,29 +89,30 @@ inline void expect_matches_reference(const Implementation& implementation, const
   // fetch_v must agree with fetch (it is what the output path uses).
   std::vector<float> v(start.size(), std::numeric_limits<float>::quiet_NaN());
   stepper->fetch_v(v.data());
-  EXPECT_TRUE(fields_match("v (fetch_v)", start.rows, start.cols, v.data(), expected.v.data(),
-                           kTolerance));
+  EXPECT_TRUE(
+      fields_match("v (fetch_v)", start.rows, start.cols, v.data(), expected.v.data(), kTolerance));
 }
 
 }  // namespace gs::test
 
 /// @brief Defines the suite's test and instantiates it for every implementation in
 ///        @p IMPLEMENTATIONS (a std::vector<gs::Implementation>) and every standard case.
-#define GS_LESSON_SUITE(IMPLEMENTATIONS)                                                   \
-  TEST_P(MatchesReference, OnStandardCase) {                                               \
-    const ::gs::Implementation& impl = std::get<0>(GetParam());                            \
-    const ::gs::test::Case& c = std::get<1>(GetParam());                                   \
-    if (impl.device == ::gs::Device::gpu) GS_REQUIRE_GPU();                                \
-    const ::gs::State start =                                                              \
-        c.random ? ::gs::random_state(c.rows, c.cols, c.seed) : ::gs::initial_state(c.rows, c.cols); \
-    ::gs::test::expect_matches_reference(impl, start, c.steps);                            \
-  }                                                                                        \
-  INSTANTIATE_TEST_SUITE_P(                                                                \
-      Lesson, MatchesReference,                                                            \
-      ::testing::Combine(::testing::ValuesIn(IMPLEMENTATIONS),                             \
-                         ::testing::ValuesIn(::gs::test::standard_cases())),               \
-      [](const ::testing::TestParamInfo<::gs::test::SuiteParam>& param_info) {                   \
-        return ::gs::test::case_name(std::get<0>(param_info.param).name, std::get<1>(param_info.param)); \
+#define GS_LESSON_SUITE(IMPLEMENTATIONS)                                            \
+  TEST_P(MatchesReference, OnStandardCase) {                                        \
+    const ::gs::Implementation& impl = std::get<0>(GetParam());                     \
+    const ::gs::test::Case& c = std::get<1>(GetParam());                            \
+    if (impl.device == ::gs::Device::gpu) GS_REQUIRE_GPU();                         \
+    const ::gs::State start = c.random ? ::gs::random_state(c.rows, c.cols, c.seed) \
+                                       : ::gs::initial_state(c.rows, c.cols);       \
+    ::gs::test::expect_matches_reference(impl, start, c.steps);                     \
+  }                                                                                 \
+  INSTANTIATE_TEST_SUITE_P(                                                         \
+      Lesson, MatchesReference,                                                     \
+      ::testing::Combine(::testing::ValuesIn(IMPLEMENTATIONS),                      \
+                         ::testing::ValuesIn(::gs::test::standard_cases())),        \
+      [](const ::testing::TestParamInfo<::gs::test::SuiteParam>& param_info) {      \
+        return ::gs::test::case_name(std::get<0>(param_info.param).name,            \
+                                     std::get<1>(param_info.param));                \
       })
 
 using gs::test::MatchesReference;

@@ -24,8 +24,8 @@ class CudaError : public std::runtime_error {
 /// @brief Throws CudaError for @p status unless it is cudaSuccess (use GS_CUDA_CHECK).
 inline void cuda_check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
-  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                  cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                  " failed: " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
 }
 
 /// @brief Scoped NVTX range: shows as a named bar in Nsight Systems when the build defines
@@ -58,10 +58,10 @@ class NvtxRange {
 ///        GS_CUDA_SYNC_CHECK defined it also waits for the kernel, so that a fault is reported
 ///        at its own launch instead of at a later call.
 #ifdef GS_CUDA_SYNC_CHECK
-#define GS_CUDA_CHECK_LAUNCH()                       \
-  do {                                               \
-    GS_CUDA_CHECK(cudaGetLastError());               \
-    GS_CUDA_CHECK(cudaDeviceSynchronize());          \
+#define GS_CUDA_CHECK_LAUNCH()              \
+  do {                                      \
+    GS_CUDA_CHECK(cudaGetLastError());      \
+    GS_CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 #else
 #define GS_CUDA_CHECK_LAUNCH() GS_CUDA_CHECK(cudaGetLastError())

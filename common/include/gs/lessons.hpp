@@ -8,8 +8,8 @@
 #include "gs/stepper.hpp"
 
 /// @brief Declares `std::vector<gs::Implementation> NAMESPACE::implementations()`.
-#define GS_DECLARE_LESSON(NAMESPACE)                  \
-  namespace NAMESPACE {                               \
+#define GS_DECLARE_LESSON(NAMESPACE)                 \
+  namespace NAMESPACE {                              \
   std::vector<gs::Implementation> implementations(); \
   }
 

@@ -14,16 +14,16 @@ namespace gs {
 ///
 /// The defaults are the official benchmark: 1080 x 1920 cells, 1000 frames of 32 steps.
 struct Params {
-  int rows = 1080;               ///< R, grid rows (`-r, --nbrow`).
-  int cols = 1920;               ///< C, grid columns (`-c, --nbcol`).
-  int frames = 1000;             ///< Frames written (`-n, --nbimage`).
-  int steps_per_frame = 32;      ///< Steps between two frames (`-e, --nbextrastep`).
+  int rows = 1080;                   ///< R, grid rows (`-r, --nbrow`).
+  int cols = 1920;                   ///< C, grid columns (`-c, --nbcol`).
+  int frames = 1000;                 ///< Frames written (`-n, --nbimage`).
+  int steps_per_frame = 32;          ///< Steps between two frames (`-e, --nbextrastep`).
   std::string output = "output.h5";  ///< HDF5 output file (`-o, --output`).
-  float kill_rate = 0.054f;      ///< k (`-k, --killrate`).
-  float feed_rate = 0.014f;      ///< F (`-f, --feedrate`).
-  float dt = 1.0f;               ///< Time step (`-t, --deltat`).
-  float diffusion_u = 0.1f;      ///< Du (`-u, --diffusion-u`).
-  float diffusion_v = 0.05f;     ///< Dv (`-v, --diffusion-v`).
+  float kill_rate = 0.054f;          ///< k (`-k, --killrate`).
+  float feed_rate = 0.014f;          ///< F (`-f, --feedrate`).
+  float dt = 1.0f;                   ///< Time step (`-t, --deltat`).
+  float diffusion_u = 0.1f;          ///< Du (`-u, --diffusion-u`).
+  float diffusion_v = 0.05f;         ///< Dv (`-v, --diffusion-v`).
 
   /// @brief Number of cells, R * C, as a 64-bit count.
   std::int64_t cells() const { return std::int64_t{rows} * cols; }

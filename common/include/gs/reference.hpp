@@ -14,8 +14,8 @@ namespace gs {
 
 /// @brief The nine stencil weights of the canonical problem, row by row (all ones; the centre
 ///        term contributes a - a = 0 whatever its weight).
-inline constexpr float kUnitWeights[3][3] = {{1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f},
-                                            {1.0f, 1.0f, 1.0f}};
+inline constexpr float kUnitWeights[3][3] = {
+    {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}};
 
 /// @brief One explicit Euler step of both fields, in any floating-point type.
 ///
@@ -24,8 +24,8 @@ inline constexpr float kUnitWeights[3][3] = {{1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.
 /// evaluate the same definition in double precision.
 /// @tparam Real float for the reference itself, double for the high-precision check.
 template <typename Real>
-void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_next,
-                    Real* v_next, const Params& params) {
+void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_next, Real* v_next,
+                    const Params& params) {
   const Real du = params.diffusion_u;
   const Real dv = params.diffusion_v;
   const Real feed = params.feed_rate;

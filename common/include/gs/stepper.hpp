@@ -46,10 +46,10 @@ enum class Device { cpu, gpu };
 
 /// @brief A named, selectable implementation: what `--impl`, `--list` and the benchmark see.
 struct Implementation {
-  std::string name;     ///< Unique, short, used on the command line (e.g. "l04-generic").
-  std::string lesson;   ///< The lesson it belongs to (e.g. "04_cuda_kernels"), or "common".
-  std::string summary;  ///< One line: what it does and what it teaches.
-  Device device = Device::cpu;                       ///< Where it runs.
+  std::string name;             ///< Unique, short, used on the command line (e.g. "l04-generic").
+  std::string lesson;           ///< The lesson it belongs to (e.g. "04_cuda_kernels"), or "common".
+  std::string summary;          ///< One line: what it does and what it teaches.
+  Device device = Device::cpu;  ///< Where it runs.
   std::function<std::unique_ptr<Stepper>()> create;  ///< Makes a fresh stepper.
 };
 

@@ -50,15 +50,15 @@ class ProgressLine {
 
 /// @brief What one run did and how long it took.
 struct RunResult {
-  std::string implementation;     ///< Implementation name.
-  std::string device_name;        ///< "CPU (N threads)" or the GPU's name.
-  Params params;                  ///< The run's parameters.
-  std::int64_t steps = 0;         ///< Steps computed.
-  double seconds = 0.0;           ///< Wall time of the whole run (compute + output).
-  double compute_seconds = 0.0;   ///< Time in load/advance/fetch (includes device sync).
-  double write_seconds = 0.0;     ///< Time inside the HDF5 writer.
-  std::int64_t bytes_written = 0; ///< Frame bytes written (0 with --no-output).
-  bool wrote_output = false;      ///< Whether an output file was produced.
+  std::string implementation;      ///< Implementation name.
+  std::string device_name;         ///< "CPU (N threads)" or the GPU's name.
+  Params params;                   ///< The run's parameters.
+  std::int64_t steps = 0;          ///< Steps computed.
+  double seconds = 0.0;            ///< Wall time of the whole run (compute + output).
+  double compute_seconds = 0.0;    ///< Time in load/advance/fetch (includes device sync).
+  double write_seconds = 0.0;      ///< Time inside the HDF5 writer.
+  std::int64_t bytes_written = 0;  ///< Frame bytes written (0 with --no-output).
+  bool wrote_output = false;       ///< Whether an output file was produced.
 
   /// @brief Cell updates per second of compute time.
   double cell_updates_per_second() const;

@@ -1,0 +1,3 @@
+#include "gs/lessons.hpp"
+#include "lesson_suite.hpp"
+GS_LESSON_SUITE(lesson02::implementations());
