@@ -7,6 +7,7 @@
 #   GS_LESSONS="04 05" bash scripts/gpu_check.sh  # only these GPU lessons
 #   GS_BENCH="-n 1000 -e 32" bash scripts/gpu_check.sh   # benchmark arguments ("" skips it)
 #   GS_SANITIZE=0 bash scripts/gpu_check.sh       # skip compute-sanitizer
+#   GS_COMMIT=abc1234 bash scripts/gpu_check.sh   # the commit to name where .git did not travel
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
@@ -15,9 +16,11 @@ LESSONS=${GS_LESSONS:-"03 04 05 06"}
 BENCH=${GS_BENCH-"-n 1000 -e 32 --max-seconds 20"}
 SANITIZE=${GS_SANITIZE:-1}
 status=0
+source scripts/gtest_counts.sh
 
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
-echo "== commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) $(git status --porcelain 2>/dev/null | head -1 | grep -q . && echo '(with local changes)')"
+COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+echo "== commit $COMMIT"
 echo "== date $(date -u +%Y-%m-%dT%H:%MZ)"
 
 targets="gray_scott gs_benchmark"
@@ -27,7 +30,7 @@ for n in $LESSONS; do
   done
 done
 echo "== build ($targets)"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DGS_GIT_COMMIT="$COMMIT" \
   > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build "$BUILD" -j 16 --target $targets > "$OUT/build.log" 2>&1 \
   || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
@@ -38,11 +41,11 @@ for n in $LESSONS; do
   for variant in solution exercise; do
     exe=$bin/test_lesson${n}_${variant}
     [ -x "$exe" ] || continue
-    "$exe" --gtest_brief=1 > "$OUT/test_lesson${n}_${variant}.log" 2>&1
-    rc=$?
-    summary=$(grep -E "^\[  (PASSED|FAILED|SKIPPED)  \]" "$OUT/test_lesson${n}_${variant}.log" | tr '\n' ' ')
-    if [ "$variant" = solution ] && [ $rc -ne 0 ]; then status=1; verdict="FAIL (solution must pass)";
-    elif [ "$variant" = exercise ] && [ $rc -eq 0 ]; then status=1; verdict="FAIL (shipped exercise must fail)";
+    GT_LOG="$OUT/test_lesson${n}_${variant}.log" run_gtest "$exe"
+    rc=$GT_RC
+    summary="$GT_PASSED passed, $GT_FAILED failed, $GT_SKIPPED skipped of $GT_TOTAL"
+    if [ "$variant" = solution ] && { [ $rc -ne 0 ] || [ "$GT_PASSED" -eq 0 ]; }; then status=1; verdict="FAIL (solution must pass)";
+    elif [ "$variant" = exercise ] && [ "$GT_FAILED" -eq 0 ]; then status=1; verdict="FAIL (shipped exercise must fail)";
     else verdict=ok; fi
     echo "lesson$n $variant: rc=$rc $summary -> $verdict"
   done
