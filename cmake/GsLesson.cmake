@@ -73,8 +73,7 @@ function(_gs_lesson_targets number topic variant source kind suffix namespace)
   target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
   set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${PROJECT_BINARY_DIR}/bin)
-  gtest_discover_tests(${test_target} TEST_PREFIX "${lesson}${suffix}.${variant}."
-    PROPERTIES LABELS "${labels}" DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES DISCOVERY_TIMEOUT 60)
+  gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}." LABELS ${labels})
 
   if(variant STREQUAL "solution")
     set(GS_SOLUTION_LIBRARIES ${GS_SOLUTION_LIBRARIES} ${target}_impl CACHE INTERNAL "")

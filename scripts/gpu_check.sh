@@ -11,7 +11,9 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
-BUILD=${GS_BUILD_DIR:-/tmp/gs-build}
+# A fresh build folder each call by default: objects left by an earlier copy of the tree are
+# never reused by mistake.
+BUILD=${GS_BUILD_DIR:-$(mktemp -d /tmp/gs-build.XXXXXX)}
 LESSONS=${GS_LESSONS:-"03 04 05 06"}
 BENCH=${GS_BENCH-"-n 1000 -e 32 --max-seconds 20"}
 SANITIZE=${GS_SANITIZE:-1}

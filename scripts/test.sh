@@ -9,3 +9,7 @@ bash scripts/setup.sh --quiet --no-slides
 [ -f build/CMakeCache.txt ] || cmake --preset default
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --label-exclude exercise --output-on-failure -j "$(nproc)" "$@"
+# Say once, plainly, why the GPU tests were skipped (each test's own output says it too).
+if [ -x build/bin/gray_scott ] && ! reason=$(build/bin/gray_scott --device 2>&1); then
+  echo "test.sh: the GPU tests above were skipped: ${reason}"
+fi
