@@ -117,4 +117,50 @@ TEST(Reference, AgreesWithDoublePrecisionOver200Steps) {
   EXPECT_GT(norm, 1.0) << "the seed must still be there";
 }
 
+// The weighted oracle of the generic kernels (lessons 04, 05) must itself be right: with unit
+// weights it is the reference, its centre weight changes nothing, and each of the eight other
+// weights reaches exactly its own neighbour.
+TEST(ReferenceWeighted, UnitWeightsGiveTheReference) {
+  const gs::State start = gs::random_state(17, 33, 5);
+  const gs::Params params = params_for(start.rows, start.cols);
+  gs::State expected = start;
+  gs::reference_advance(expected, params, 20);
+  gs::State got = start;
+  gs::reference_advance_weighted(got, params, gs::kUnitStencilWeights, 20);
+  EXPECT_TRUE(gs::test::states_match(got, expected, 1e-5));
+}
+
+TEST(ReferenceWeighted, CentreWeightIsIgnored) {
+  const gs::State start = gs::random_state(9, 7, 6);
+  const gs::Params params = params_for(start.rows, start.cols);
+  gs::StencilWeights heavy_centre = gs::test::kSkewedWeights;
+  heavy_centre[4] = 100.0f;
+  gs::State expected = start;
+  gs::reference_advance_weighted(expected, params, gs::test::kSkewedWeights, 3);
+  gs::State got = start;
+  gs::reference_advance_weighted(got, params, heavy_centre, 3);
+  EXPECT_TRUE(gs::test::states_match(got, expected, 0.0));
+}
+
+// A single u = 1 in the middle of a 3x3 grid of zeros (v = 0): after one step the neighbour at
+// offset (dr, dc) holds dt * Du * w(-dr, -dc) + dt * F, because its only non-zero neighbour is
+// the centre, seen from the opposite side.
+TEST(ReferenceWeighted, EachWeightReachesItsOwnNeighbour) {
+  gs::State start(3, 3, 0.0f, 0.0f);
+  start.u[start.index(1, 1)] = 1.0f;
+  const gs::Params params = params_for(3, 3);
+  gs::State next = start;
+  gs::reference_advance_weighted(next, params, gs::test::kSkewedWeights, 1);
+  for (int dr = -1; dr <= 1; ++dr) {
+    for (int dc = -1; dc <= 1; ++dc) {
+      if (dr == 0 && dc == 0) continue;
+      const float weight = gs::test::kSkewedWeights[3 * (1 - dr) + (1 - dc)];
+      const double expected =
+          params.dt * params.diffusion_u * weight + params.dt * params.feed_rate;
+      EXPECT_NEAR(next.u[next.index(1 + dr, 1 + dc)], expected, 1e-6)
+          << "neighbour at offset (" << dr << ", " << dc << ")";
+    }
+  }
+}
+
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
+#include "gs/reference.hpp"
 #include "gs/state.hpp"
 
 namespace gs::test {
@@ -30,6 +31,13 @@ State poisoned_state(int rows, int cols);
 /// @brief Absolute tolerance of the comparisons with the reference: far above float32 rounding
 ///        over tens of steps (about 1e-6) and far below the error of a real bug (about 1e-2).
 inline constexpr double kTolerance = 1e-4;
+
+/// @brief Weights for the generic kernels' tests: asymmetric, with a centre weight that must be
+///        ignored, so a kernel that reads weights[c][r] instead of weights[r][c], or counts the
+///        centre, gets other numbers than gs::reference_advance_weighted().
+inline constexpr StencilWeights kSkewedWeights = {0.50f, 1.00f, 0.25f,  //
+                                                  2.00f, 7.00f, 1.50f,  //
+                                                  0.75f, 1.25f, 0.40f};
 
 }  // namespace gs::test
 

@@ -51,6 +51,9 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
 /// @brief The whole program: parses @p argc / @p argv, picks an implementation from
 ///        @p implementations (the first usable one unless `--impl` names one), runs it and
 ///        reports. Never throws; returns an ExitCode.
+/// @param argc argument count, as main() received it.
+/// @param argv arguments, as main() received them.
+/// @param implementations the choices, fastest first; `--list` prints them.
 /// @param program_name shown in `--help`.
 /// @param description one line under the name in `--help`.
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -16,6 +17,16 @@ namespace gs {
 ///        term contributes a - a = 0 whatever its weight).
 inline constexpr float kUnitWeights[3][3] = {
     {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}};
+
+/// @brief The nine weights of a generic 3x3 stencil, row by row: element 3 * (1 + dr) + (1 + dc)
+///        multiplies the neighbour at row offset dr and column offset dc. The centre weight is
+///        ignored (its term is a - a = 0).
+using StencilWeights = std::array<float, 9>;
+
+/// @brief kUnitWeights as a StencilWeights: the canonical problem's weights for the generic
+///        kernels of the lessons.
+inline constexpr StencilWeights kUnitStencilWeights = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+                                                       1.0f, 1.0f, 1.0f, 1.0f};
 
 /// @brief One explicit Euler step of both fields, in any floating-point type.
 ///
@@ -57,5 +68,13 @@ void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_ne
 
 /// @brief Advances @p state by @p steps reference steps in place (two buffers, swapped).
 void reference_advance(State& state, const Params& params, int steps);
+
+/// @brief Advances @p state by @p steps steps of the generic stencil with any @p weights,
+///        evaluated in double and rounded to float after each step: the oracle for the lessons'
+///        generic kernels, which the unit weights alone cannot test (a transposed or mis-indexed
+///        weight matrix gives the same numbers when every weight is one). Neighbours outside the
+///        grid are skipped, as in reference_step().
+void reference_advance_weighted(State& state, const Params& params, const StencilWeights& weights,
+                                int steps);
 
 }  // namespace gs
