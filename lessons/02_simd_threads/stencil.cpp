@@ -1,0 +1,331 @@
+// Lesson 02 - SIMD and threads.
+//
+// Lesson 01's step again, rewritten for the two kinds of parallelism a CPU offers: vector
+// units (one instruction on 8 or 16 floats at once) and several cores. Four implementations,
+// fastest first:
+//   l02-simd-omp       the exercise: a row loop the compiler vectorizes, rows shared among
+//                      OpenMP threads;
+//   l02-simd           the same row loop on one thread: the vector gain alone;
+//   l02-explicit-simd  the row loop written with std::experimental::simd: vectors by
+//                      construction instead of by the compiler's consent;
+//   l02-scalar-soa     the row loop with vectorization switched off: the layout gain alone.
+// All four share one layout: each field in its own array, every row padded to a multiple of
+// 64 bytes and framed by a ring of zero "ghost" cells, so that a single branch-free loop
+// updates every cell, edges included. README.md measures each step.
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <experimental/simd>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "gs/lessons.hpp"
+#include "gs/params.hpp"
+#include "gs/state.hpp"
+
+namespace {
+
+// The rates of one step as the row loops use them (F + k added once, not once per cell).
+struct Rates {
+  float dt;
+  float diffusion_u;
+  float diffusion_v;
+  float feed;
+  float feed_plus_kill;
+};
+
+// One row of the step, both fields in one pass. `u` and `v` point at column 0 of the row in
+// the padded layout: the row above is at -stride, the row below at +stride, and the ghost
+// cells around the grid are zero. A zero ghost adds nothing to the neighbour sum, so
+//   L(a) = (sum of the eight neighbours) - N * a,
+// where N, the number of neighbours inside the grid, is rows_in_grid * columns_in_grid[col] - 1:
+// rows_in_grid counts which of the rows above, at and below exist (1 to 3), columns_in_grid[]
+// the same for the columns. That is lesson 01's edge rule with no branch at all.
+//
+// __restrict__ promises that the five arrays do not overlap, so writing u_next[col] cannot
+// change an input the loop reads later. Without that promise the compiler must assume the
+// worst and either stay scalar or check the addresses at run time.
+//
+// `inline` invites the compiler to paste this loop into the row loop that calls it; GCC 12 does,
+// and the pasted loop ran faster here than a call per row (README.md, "Did it vectorize?").
+inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
+                       float* __restrict__ u_next, float* __restrict__ v_next,
+                       const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
+                       std::ptrdiff_t stride, const Rates& rates) {
+  // GS_EXERCISE_BEGIN(row_kernel)
+  // TODO(lesson 02): update the `cols` cells of this row, u and v in one pass, in a loop the
+  // compiler can vectorize: no branch, no weight. The rows above and below are u - stride and
+  // u + stride (v likewise); L(u) = (sum of the eight neighbours) - N * u[col], where
+  // N = rows_in_grid * columns_in_grid[col] - 1 (the zero ghost ring does the rest); then
+  // lesson 01's reaction terms with the rates in `rates`. Put `#pragma omp simd` on the loop and
+  // read the vectorization report (README.md, "Did it vectorize?"). Until this is written every
+  // cell keeps its old value, and the tests fail.
+  std::copy_n(u, cols, u_next);
+  std::copy_n(v, cols, v_next);
+  // (These casts only silence "unused parameter" until your loop uses them.)
+  static_cast<void>(columns_in_grid);
+  static_cast<void>(rows_in_grid);
+  static_cast<void>(stride);
+  static_cast<void>(rates);
+  // GS_EXERCISE_END
+}
+
+// The same row with std::experimental::simd (the C++ Parallelism TS v2, in GCC's library since
+// GCC 11). FloatVector holds as many floats as the target's widest register (16 with AVX-512,
+// 8 with AVX2, 4 with plain x86-64), and its operators are vector instructions: no report to
+// read, if it compiles it is vector code. One template serves both the vectors and the scalar
+// leftover at the end of the row.
+namespace stdx = std::experimental;
+using FloatVector = stdx::native_simd<float>;
+
+// Real = float reads one value; Real = FloatVector reads FloatVector::size() consecutive values
+// from any address (element_aligned: only float alignment is promised).
+template <typename Real>
+Real load(const float* address) {
+  if constexpr (std::is_same_v<Real, float>) {
+    return *address;
+  } else {
+    return Real(address, stdx::element_aligned);
+  }
+}
+
+template <typename Real>
+Real sum_of_neighbours(const float* centre, std::ptrdiff_t stride) {
+  const float* up = centre - stride;
+  const float* down = centre + stride;
+  return load<Real>(up - 1) + load<Real>(up) + load<Real>(up + 1) + load<Real>(centre - 1) +
+         load<Real>(centre + 1) + load<Real>(down - 1) + load<Real>(down) + load<Real>(down + 1);
+}
+
+// The cells starting at u, v (one, or one vector of them); a float operand is broadcast.
+template <typename Real>
+void update_cells(const float* u, const float* v, const float* columns_in_grid, float rows_in_grid,
+                  std::ptrdiff_t stride, const Rates& rates, Real& u_new, Real& v_new) {
+  const Real neighbours = rows_in_grid * load<Real>(columns_in_grid) - 1.0f;
+  const Real uc = load<Real>(u);
+  const Real vc = load<Real>(v);
+  const Real uvv = uc * vc * vc;
+  const Real laplacian_u = sum_of_neighbours<Real>(u, stride) - neighbours * uc;
+  const Real laplacian_v = sum_of_neighbours<Real>(v, stride) - neighbours * vc;
+  u_new = uc + rates.dt * (rates.diffusion_u * laplacian_u - uvv + rates.feed * (1.0f - uc));
+  v_new = vc + rates.dt * (rates.diffusion_v * laplacian_v + uvv - rates.feed_plus_kill * vc);
+}
+
+void update_row_explicit_simd(const float* u, const float* v, float* u_next, float* v_next,
+                              const float* columns_in_grid, float rows_in_grid, int cols,
+                              std::ptrdiff_t stride, const Rates& rates) {
+  constexpr int width = static_cast<int>(FloatVector::size());
+  int col = 0;
+  for (; col + width <= cols; col += width) {
+    FloatVector u_new;
+    FloatVector v_new;
+    update_cells(u + col, v + col, columns_in_grid + col, rows_in_grid, stride, rates, u_new,
+                 v_new);
+    // Column 0 of every row sits on a 64-byte boundary and col is a multiple of the width, so
+    // these stores are aligned; saying so (vector_aligned) lets them use the aligned instruction.
+    u_new.copy_to(u_next + col, stdx::vector_aligned);
+    v_new.copy_to(v_next + col, stdx::vector_aligned);
+  }
+  for (; col < cols; ++col) {
+    update_cells(u + col, v + col, columns_in_grid + col, rows_in_grid, stride, rates, u_next[col],
+                 v_next[col]);
+  }
+}
+
+// The scalar row on the new layout, with the vectorizer switched off for this function only:
+// l02-scalar-soa against l01-regular measures the layout, l02-simd against l02-scalar-soa the
+// vectors. It is update_row()'s loop written out again (an attribute cannot be inherited
+// through inlining).
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-vectorize", "no-tree-slp-vectorize")))
+#endif
+void update_row_scalar(const float* __restrict__ u, const float* __restrict__ v,
+                       float* __restrict__ u_next, float* __restrict__ v_next,
+                       const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
+                       std::ptrdiff_t stride, const Rates& rates) {
+  const float* u_up = u - stride;
+  const float* u_down = u + stride;
+  const float* v_up = v - stride;
+  const float* v_down = v + stride;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
+  for (int col = 0; col < cols; ++col) {
+    const float u_sum = u_up[col - 1] + u_up[col] + u_up[col + 1] + u[col - 1] + u[col + 1] +
+                        u_down[col - 1] + u_down[col] + u_down[col + 1];
+    const float v_sum = v_up[col - 1] + v_up[col] + v_up[col + 1] + v[col - 1] + v[col + 1] +
+                        v_down[col - 1] + v_down[col] + v_down[col + 1];
+    const float neighbours = rows_in_grid * columns_in_grid[col] - 1.0f;
+    const float uc = u[col];
+    const float vc = v[col];
+    const float uvv = uc * vc * vc;
+    u_next[col] = uc + rates.dt * (rates.diffusion_u * (u_sum - neighbours * uc) - uvv +
+                                   rates.feed * (1.0f - uc));
+    v_next[col] = vc + rates.dt * (rates.diffusion_v * (v_sum - neighbours * vc) + uvv -
+                                   rates.feed_plus_kill * vc);
+  }
+}
+
+enum class RowLoop { scalar, simd, explicit_simd };
+
+// Floats in one 64-byte cache line: the alignment of every row start.
+constexpr std::ptrdiff_t kLineFloats = 64 / sizeof(float);
+
+// An array of floats that starts on a 64-byte boundary (a cache line, and the widest vector
+// register), zero-filled. std::vector<float> promises only the alignment of a float (malloc
+// gives 16 bytes in practice).
+class AlignedFloats {
+ public:
+  AlignedFloats() = default;
+  explicit AlignedFloats(std::size_t count) {
+    const std::size_t bytes =
+        (count * sizeof(float) + 63) / 64 * 64;  // aligned_alloc wants a multiple of 64
+    memory_.reset(static_cast<float*>(std::aligned_alloc(64, std::max<std::size_t>(bytes, 64))));
+    if (!memory_) throw std::bad_alloc();
+    std::memset(memory_.get(), 0, std::max<std::size_t>(bytes, 64));
+  }
+  float* data() { return memory_.get(); }
+  const float* data() const { return memory_.get(); }
+
+ private:
+  struct Free {
+    void operator()(float* memory) const { std::free(memory); }
+  };
+  std::unique_ptr<float, Free> memory_;
+};
+
+// One field in the padded layout: rows + 2 rows (a ghost row above and below), each `stride`
+// floats. Cell (row, col) lives at (row + 1) * stride + kLineFloats + col: a full cache line of
+// padding on the left puts column 0 of every row on a 64-byte boundary, with the left ghost
+// cell just before it; the right ghost cell and the rounding up to whole lines follow the row.
+class PaddedField {
+ public:
+  PaddedField() = default;
+  PaddedField(int rows, int cols)
+      : rows_(rows),
+        cols_(cols),
+        stride_((kLineFloats + cols + 1 + kLineFloats - 1) / kLineFloats * kLineFloats),
+        memory_(static_cast<std::size_t>(stride_) * static_cast<std::size_t>(rows + 2)) {}
+  float* row(int r) { return memory_.data() + (r + 1) * stride_ + kLineFloats; }
+  const float* row(int r) const { return memory_.data() + (r + 1) * stride_ + kLineFloats; }
+  std::ptrdiff_t stride() const { return stride_; }
+  void copy_from(const std::vector<float>& field) {
+    for (int r = 0; r < rows_; ++r) {
+      std::copy_n(field.data() + static_cast<std::size_t>(r) * cols_, cols_, row(r));
+    }
+  }
+  void copy_to(float* field) const {
+    for (int r = 0; r < rows_; ++r) {
+      std::copy_n(row(r), cols_, field + static_cast<std::size_t>(r) * cols_);
+    }
+  }
+
+ private:
+  int rows_ = 0;
+  int cols_ = 0;
+  std::ptrdiff_t stride_ = 0;
+  AlignedFloats memory_;
+};
+
+// Owns two copies of u and v in the padded layout (read one, write the other, swap) and
+// advances them with the chosen row loop, on one thread or on all of OpenMP's.
+template <RowLoop kRowLoop, bool kThreads>
+class PaddedStepper final : public gs::Stepper {
+ public:
+  void load(const gs::State& state, const gs::Params& params) override {
+    rows_ = state.rows;
+    cols_ = state.cols;
+    rates_ = {params.dt, params.diffusion_u, params.diffusion_v, params.feed_rate,
+              params.feed_rate + params.kill_rate};
+    for (int buffer = 0; buffer < 2; ++buffer) {
+      u_[buffer] = PaddedField(rows_, cols_);
+      v_[buffer] = PaddedField(rows_, cols_);
+    }
+    u_[0].copy_from(state.u);
+    v_[0].copy_from(state.v);
+    current_ = 0;
+    // How many of the columns left of, at and right of each column lie in the grid.
+    columns_in_grid_ = AlignedFloats(static_cast<std::size_t>(cols_));
+    for (int col = 0; col < cols_; ++col) {
+      columns_in_grid_.data()[col] =
+          1.0f + (col > 0 ? 1.0f : 0.0f) + (col < cols_ - 1 ? 1.0f : 0.0f);
+    }
+  }
+
+  void advance(int steps) override {
+    for (int step = 0; step < steps; ++step) {
+      step_once(u_[current_], v_[current_], u_[1 - current_], v_[1 - current_]);
+      current_ = 1 - current_;
+    }
+  }
+
+  void fetch(gs::State& state) override {
+    state = gs::State(rows_, cols_);
+    u_[current_].copy_to(state.u.data());
+    v_[current_].copy_to(state.v.data());
+  }
+  void fetch_v(float* v) override { v_[current_].copy_to(v); }
+
+ private:
+  void step_once(const PaddedField& u, const PaddedField& v, PaddedField& u_next,
+                 PaddedField& v_next) const {
+    const int rows = rows_;
+    const std::ptrdiff_t stride = u.stride();
+    // GS_EXERCISE_BEGIN(threads)
+    // TODO(lesson 02): share these rows among OpenMP threads with one pragma (rows are
+    // independent within a step). Add the clause `if (kThreads)` so that l02-simd stays on one
+    // thread. Then compare OMP_NUM_THREADS=1 and 2 (README.md, "Threads").
+    for (int row = 0; row < rows; ++row) {
+      const float rows_in_grid = 1.0f + (row > 0 ? 1.0f : 0.0f) + (row < rows - 1 ? 1.0f : 0.0f);
+      update_row_with(u.row(row), v.row(row), u_next.row(row), v_next.row(row), rows_in_grid,
+                      stride);
+    }
+    // GS_EXERCISE_END
+  }
+
+  void update_row_with(const float* u, const float* v, float* u_next, float* v_next,
+                       float rows_in_grid, std::ptrdiff_t stride) const {
+    const float* columns = columns_in_grid_.data();
+    if constexpr (kRowLoop == RowLoop::simd) {
+      update_row(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
+    } else if constexpr (kRowLoop == RowLoop::explicit_simd) {
+      update_row_explicit_simd(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
+    } else {
+      update_row_scalar(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
+    }
+  }
+
+  int rows_ = 0;
+  int cols_ = 0;
+  Rates rates_{};
+  PaddedField u_[2];
+  PaddedField v_[2];
+  int current_ = 0;
+  AlignedFloats columns_in_grid_;
+};
+
+}  // namespace
+
+namespace lesson02 {
+
+std::vector<gs::Implementation> implementations() {
+  return {
+      {"l02-simd-omp", "02_simd_threads",
+       "padded SoA, vectorized row loop, rows shared among OpenMP threads (the exercise)",
+       gs::Device::cpu, [] { return std::make_unique<PaddedStepper<RowLoop::simd, true>>(); }},
+      {"l02-simd", "02_simd_threads", "the same vectorized row loop on one thread", gs::Device::cpu,
+       [] { return std::make_unique<PaddedStepper<RowLoop::simd, false>>(); }},
+      {"l02-explicit-simd", "02_simd_threads",
+       "row loop written with std::experimental::simd, one thread", gs::Device::cpu,
+       [] { return std::make_unique<PaddedStepper<RowLoop::explicit_simd, false>>(); }},
+      {"l02-scalar-soa", "02_simd_threads",
+       "padded SoA layout, vectorization switched off: the layout gain alone", gs::Device::cpu,
+       [] { return std::make_unique<PaddedStepper<RowLoop::scalar, false>>(); }},
+  };
+}
+
+}  // namespace lesson02
