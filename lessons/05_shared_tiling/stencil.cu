@@ -1,0 +1,253 @@
+// Lesson 05 - shared-memory tiling.
+//
+// Lesson 04's generic kernel reads every value nine times (once for itself, once for each of
+// its eight neighbours) and leaves the reuse to the caches. Here each block first copies its
+// tile of the grid, plus a one-cell halo on every side, into shared memory: every value
+// crosses from global memory once per block, and the nine reads per cell go to shared memory.
+// What that takes: a cooperative load (all threads of the block share the halo work), one
+// __syncthreads() between the load and the reads, a layout without bank conflicts, and the
+// edge rule inside the tile (cells outside the grid are loaded as zero and left out of the
+// weight sum). README.md measures what it buys against lesson 04.
+//
+// Implementations, best first:
+//   l05-tiled            32x8 tile, row stride 34: each warp reads one tile row, conflict-free;
+//   l05-tiled-16x16      16x16 tile, row stride 18: a warp spans two tile rows and some of its
+//                        lanes hit the same bank (a 2-way conflict on every read);
+//   l05-tiled-16x16-pad  the same tile padded to a row stride of 48, which moves the second
+//                        row of each warp onto the other sixteen banks.
+// The exercise: the cooperative load and the barrier (README.md, "The exercise").
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gs/cuda_check.hpp"
+#include "gs/lessons.hpp"
+#include "gs/reference.hpp"
+
+namespace lesson05 {
+
+/// @brief The nine stencil weights, row by row (gs::StencilWeights; the centre one is ignored).
+using Weights = gs::StencilWeights;
+
+}  // namespace lesson05
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The kernel
+// ---------------------------------------------------------------------------------------------
+
+// The generic stencil in constant memory, as in lesson 04: the nine weights and the sum of the
+// eight off-centre ones (the weight an interior cell subtracts times its own value).
+struct Stencil {
+  float weights[3][3];
+  float interior_weight_sum;
+};
+__constant__ Stencil c_stencil;
+
+// The rates of the step, passed by value to every launch.
+struct Rates {
+  float diffusion_u;
+  float diffusion_v;
+  float feed;
+  float kill;
+  float dt;
+};
+
+// The sum of the weights whose neighbour of (row, col) lies inside the grid. Absent neighbours
+// are zeros in the tile, so they add nothing to the weighted sum of neighbours; this is the
+// other half of the edge rule: L(a) = (sum of w * a_n) - (sum of those w) * a_c.
+__device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row, int col) {
+  if (row >= 1 && row <= rows - 2 && col >= 1 && col <= cols - 2) {
+    return c_stencil.interior_weight_sum;
+  }
+  float sum = 0.0f;
+  for (int dr = -1; dr <= 1; ++dr) {
+    for (int dc = -1; dc <= 1; ++dc) {
+      const int r = row + dr;
+      const int c = col + dc;
+      if ((dr == 0 && dc == 0) || r < 0 || r >= rows || c < 0 || c >= cols) continue;
+      sum += c_stencil.weights[dr + 1][dc + 1];
+    }
+  }
+  return sum;
+}
+
+// One block updates a kTileRows x kTileCols tile, one thread per cell. Shared memory holds the
+// tile and its halo: tile[r][c] is grid cell (origin_row - 1 + r, origin_col - 1 + c).
+// kRowStride >= kTileCols + 2 is the distance between two tile rows in shared memory; padding
+// beyond kTileCols + 2 only changes which bank each row starts on.
+template <int kTileCols, int kTileRows, int kRowStride>
+__global__ void __launch_bounds__((kTileCols * kTileRows))
+    tiled_step(int rows, int cols, const float* __restrict__ u, const float* __restrict__ v,
+               float* __restrict__ u_next, float* __restrict__ v_next, Rates rates) {
+  constexpr int kHaloCols = kTileCols + 2;
+  constexpr int kHaloRows = kTileRows + 2;
+  constexpr int kThreads = kTileCols * kTileRows;
+  static_assert(kRowStride >= kHaloCols, "a tile row must hold the tile and its halo");
+  static_assert(kThreads <= 1024, "a block has at most 1024 threads");
+  __shared__ float u_tile[kHaloRows][kRowStride];
+  __shared__ float v_tile[kHaloRows][kRowStride];
+  const int origin_row = blockIdx.y * kTileRows;
+  const int origin_col = blockIdx.x * kTileCols;
+
+  // GS_EXERCISE_BEGIN(cooperative_load)
+  // TODO(lesson 05): fill u_tile and v_tile: the (kTileRows + 2) x (kTileCols + 2) cells of
+  // the tile and its halo, tile[r][c] = grid cell (origin_row - 1 + r, origin_col - 1 + c).
+  // Let every thread of the block take part (number the cells row by row; thread
+  // threadIdx.y * kTileCols + threadIdx.x takes cells rank, rank + kThreads, ...). A cell
+  // outside the grid is absent: store 0.0f and do not read global memory for it. Then put the
+  // one barrier the kernel needs, where every thread of the block reaches it. Until this is
+  // written the tiles hold whatever shared memory held before and the tests fail.
+  // GS_EXERCISE_END
+
+  // Only now may the threads without a cell (past the last row or column) leave.
+  const int row = origin_row + static_cast<int>(threadIdx.y);
+  const int col = origin_col + static_cast<int>(threadIdx.x);
+  if (row >= rows || col >= cols) return;
+
+  const int tile_row = threadIdx.y + 1;  // this cell's place in the tile
+  const int tile_col = threadIdx.x + 1;
+  float sum_u = 0.0f;
+  float sum_v = 0.0f;
+#pragma unroll
+  for (int r = 0; r < 3; ++r) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      if (r == 1 && c == 1) continue;
+      sum_u += c_stencil.weights[r][c] * u_tile[tile_row - 1 + r][tile_col - 1 + c];
+      sum_v += c_stencil.weights[r][c] * v_tile[tile_row - 1 + r][tile_col - 1 + c];
+    }
+  }
+  const float u_c = u_tile[tile_row][tile_col];
+  const float v_c = v_tile[tile_row][tile_col];
+  const float weight_in_grid = in_grid_weight_sum(rows, cols, row, col);
+  const float laplacian_u = sum_u - weight_in_grid * u_c;
+  const float laplacian_v = sum_v - weight_in_grid * v_c;
+  const float uvv = u_c * v_c * v_c;
+  const int centre = row * cols + col;
+  u_next[centre] =
+      u_c + rates.dt * (rates.diffusion_u * laplacian_u - uvv + rates.feed * (1.0f - u_c));
+  v_next[centre] =
+      v_c + rates.dt * (rates.diffusion_v * laplacian_v + uvv - (rates.feed + rates.kill) * v_c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plumbing: device buffers and launches (as in lesson 04)
+// ---------------------------------------------------------------------------------------------
+
+using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
+
+struct CudaFree {
+  void operator()(float* pointer) const { cudaFree(pointer); }
+};
+using DeviceArray = std::unique_ptr<float, CudaFree>;
+
+DeviceArray device_array(std::size_t count) {
+  float* pointer = nullptr;
+  GS_CUDA_CHECK(cudaMalloc(&pointer, count * sizeof(float)));
+  return DeviceArray(pointer);
+}
+
+// Owns u, v and their next-step buffers on the device; one launch per step, ping-pong.
+class TiledStepper final : public gs::Stepper {
+ public:
+  TiledStepper(StepKernel kernel, dim3 tile, const lesson05::Weights& weights)
+      : kernel_(kernel), tile_(tile) {
+    float interior_weight_sum = 0.0f;
+    for (int i = 0; i < 9; ++i) {
+      stencil_.weights[i / 3][i % 3] = weights[i];
+      if (i != 4) interior_weight_sum += weights[i];
+    }
+    stencil_.interior_weight_sum = interior_weight_sum;
+  }
+
+  void load(const gs::State& state, const gs::Params& params) override {
+    rows_ = state.rows;
+    cols_ = state.cols;
+    rates_ = {params.diffusion_u, params.diffusion_v, params.feed_rate, params.kill_rate,
+              params.dt};
+    u_ = device_array(state.size());
+    v_ = device_array(state.size());
+    u_next_ = device_array(state.size());
+    v_next_ = device_array(state.size());
+    GS_CUDA_CHECK(cudaMemcpy(u_.get(), state.u.data(), bytes(), cudaMemcpyHostToDevice));
+    GS_CUDA_CHECK(cudaMemcpy(v_.get(), state.v.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void advance(int steps) override {
+    if (steps <= 0) return;
+    GS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_stencil, &stencil_, sizeof stencil_, 0,
+                                          cudaMemcpyHostToDevice, nullptr));
+    // One block per tile, the grid rounded up to whole tiles.
+    const dim3 grid((cols_ + tile_.x - 1) / tile_.x, (rows_ + tile_.y - 1) / tile_.y);
+    for (int step = 0; step < steps; ++step) {
+      kernel_<<<grid, tile_>>>(rows_, cols_, u_.get(), v_.get(), u_next_.get(), v_next_.get(),
+                               rates_);
+      GS_CUDA_CHECK_LAUNCH();
+      std::swap(u_, u_next_);
+      std::swap(v_, v_next_);
+    }
+  }
+
+  void synchronize() override { GS_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  void fetch(gs::State& state) override {
+    synchronize();
+    state.rows = rows_;
+    state.cols = cols_;
+    state.u.resize(static_cast<std::size_t>(rows_) * cols_);
+    state.v.resize(static_cast<std::size_t>(rows_) * cols_);
+    GS_CUDA_CHECK(cudaMemcpy(state.u.data(), u_.get(), bytes(), cudaMemcpyDeviceToHost));
+    GS_CUDA_CHECK(cudaMemcpy(state.v.data(), v_.get(), bytes(), cudaMemcpyDeviceToHost));
+  }
+
+  void fetch_v(float* v) override {
+    synchronize();
+    GS_CUDA_CHECK(cudaMemcpy(v, v_.get(), bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  std::size_t bytes() const { return static_cast<std::size_t>(rows_) * cols_ * sizeof(float); }
+
+  StepKernel kernel_;
+  dim3 tile_;
+  Stencil stencil_{};
+  int rows_ = 0;
+  int cols_ = 0;
+  Rates rates_{};
+  DeviceArray u_, v_, u_next_, v_next_;
+};
+
+template <int kTileCols, int kTileRows, int kRowStride>
+gs::Implementation tiled(const std::string& name, const std::string& summary) {
+  return {name, "05_shared_tiling", summary, gs::Device::gpu, [] {
+            return std::make_unique<TiledStepper>(tiled_step<kTileCols, kTileRows, kRowStride>,
+                                                  dim3(kTileCols, kTileRows), gs::kUnitStencilWeights);
+          }};
+}
+
+}  // namespace
+
+namespace lesson05 {
+
+std::unique_ptr<gs::Stepper> make_tiled_stepper(const Weights& weights) {
+  return std::make_unique<TiledStepper>(tiled_step<32, 8, 34>, dim3(32, 8), weights);
+}
+
+std::vector<gs::Implementation> implementations() {
+  return {
+      tiled<32, 8, 34>("l05-tiled", "32x8 tile + halo in shared memory, one barrier per step"),
+      tiled<16, 16, 18>("l05-tiled-16x16",
+                        "16x16 tile, row stride 18: 2-way bank conflicts on the stencil reads"),
+      tiled<16, 16, 48>("l05-tiled-16x16-pad",
+                        "16x16 tile padded to row stride 48: no bank conflicts on the reads"),
+  };
+}
+
+}  // namespace lesson05
