@@ -1,0 +1,140 @@
+// Lesson 06: every implementation against the reference on the course's sizes (GS_LESSON_SUITE),
+// then what temporal blocking and graph replay can get wrong: step counts that are not
+// multiples of the steps per launch (the shorter last launch), one advance() split into
+// several (graphs recorded per step count and per buffer), and a second load().
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gs/lessons.hpp"
+#include "gs/reference.hpp"
+#include "lesson_suite.hpp"
+
+GS_LESSON_SUITE(lesson06::implementations());
+
+namespace {
+
+// Steps per launch of the temporal implementations (solutions/06_fused_stencil/stencil.cu).
+int steps_per_launch(const std::string& name) {
+  if (name == "l06-temporal" || name == "l06-temporal-launches") return 4;
+  return 1;
+}
+
+const gs::Implementation& implementation(const std::string& name) {
+  static const std::vector<gs::Implementation> all = lesson06::implementations();
+  const gs::Implementation* found = gs::find_implementation(all, name);
+  if (found == nullptr) throw std::runtime_error("lesson 06 has no implementation " + name);
+  return *found;
+}
+
+// Runs `name` from `start` through the given advance() calls and returns the state (fetched
+// into a NaN-poisoned state, so unwritten cells show).
+gs::State run(const std::string& name, const gs::State& start, const std::vector<int>& calls) {
+  gs::Params params;
+  params.rows = start.rows;
+  params.cols = start.cols;
+  auto stepper = implementation(name).create();
+  stepper->load(start, params);
+  for (int steps : calls) stepper->advance(steps);
+  gs::State got = gs::test::poisoned_state(start.rows, start.cols);
+  stepper->fetch(got);
+  return got;
+}
+
+gs::State reference(const gs::State& start, int steps) {
+  gs::Params params;
+  params.rows = start.rows;
+  params.cols = start.cols;
+  gs::State expected = start;
+  gs::reference_advance(expected, params, steps);
+  return expected;
+}
+
+struct Grid {
+  int rows;
+  int cols;
+  std::uint64_t seed;
+};
+
+const std::vector<std::string> kGpuImplementations = {"l06-temporal", "l06-temporal-launches",
+                                                      "l06-fused-graph", "l06-fused"};
+
+class Lesson06StepCounts : public ::testing::TestWithParam<std::tuple<std::string, Grid>> {};
+
+// 1, 2, T-1, T, T+1, 2T+3, 37 and 100 steps: every remainder path of the launch loop.
+TEST_P(Lesson06StepCounts, MatchReferenceForEveryStepCount) {
+  GS_REQUIRE_GPU();
+  const std::string& name = std::get<0>(GetParam());
+  const Grid grid = std::get<1>(GetParam());
+  const int t = steps_per_launch(name);
+  const gs::State start = gs::random_state(grid.rows, grid.cols, grid.seed);
+  for (int steps : {1, 2, t - 1, t, t + 1, 2 * t + 3, 37, 100}) {
+    if (steps < 1) continue;
+    SCOPED_TRACE(name + ", " + std::to_string(steps) + " steps in one advance()");
+    EXPECT_TRUE(gs::test::states_match(run(name, start, {steps}), reference(start, steps),
+                                       gs::test::kTolerance));
+  }
+}
+
+// advance(5); advance(32); advance(1) is advance(38); and a frame of 32 steps replayed from
+// the other buffer (a second recorded graph) still continues the same run.
+TEST_P(Lesson06StepCounts, SplitAdvanceEqualsOneAdvance) {
+  GS_REQUIRE_GPU();
+  const std::string& name = std::get<0>(GetParam());
+  const Grid grid = std::get<1>(GetParam());
+  const gs::State start = gs::random_state(grid.rows, grid.cols, grid.seed + 1);
+  const gs::State whole = run(name, start, {38});
+  const gs::State split = run(name, start, {5, 32, 1});
+  EXPECT_TRUE(gs::test::states_match(split, whole, gs::test::kTolerance / 10))
+      << "advance(5); advance(32); advance(1) against advance(38)";
+  EXPECT_TRUE(gs::test::states_match(split, reference(start, 38), gs::test::kTolerance));
+  const gs::State longer = run(name, start, {5, 32, 1, 32, 32, 0, 3});
+  EXPECT_TRUE(gs::test::states_match(longer, reference(start, 105), gs::test::kTolerance))
+      << "advance(5, 32, 1, 32, 32, 0, 3)";
+}
+
+// load() again starts from the new state: nothing recorded for the old one is replayed.
+TEST_P(Lesson06StepCounts, SecondLoadStartsAfresh) {
+  GS_REQUIRE_GPU();
+  const std::string& name = std::get<0>(GetParam());
+  const Grid grid = std::get<1>(GetParam());
+  const gs::State first = gs::random_state(grid.rows, grid.cols, grid.seed + 2);
+  const gs::State second = gs::random_state(grid.rows + 3, grid.cols - 5, grid.seed + 3);
+  gs::Params params;
+  params.rows = first.rows;
+  params.cols = first.cols;
+  auto stepper = implementation(name).create();
+  stepper->load(first, params);
+  stepper->advance(32);
+  params.rows = second.rows;
+  params.cols = second.cols;
+  params.feed_rate = 0.03f;  // new rates too
+  stepper->load(second, params);
+  stepper->advance(32);
+  gs::State got = gs::test::poisoned_state(second.rows, second.cols);
+  stepper->fetch(got);
+  gs::State expected = second;
+  gs::reference_advance(expected, params, 32);
+  EXPECT_TRUE(gs::test::states_match(got, expected, gs::test::kTolerance));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lesson06, Lesson06StepCounts,
+    ::testing::Combine(::testing::ValuesIn(kGpuImplementations),
+                       ::testing::Values(Grid{67, 131, 61}, Grid{255, 257, 62})),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, Grid>>& param_info) {
+      std::string name = std::get<0>(param_info.param) + "_" +
+                         std::to_string(std::get<1>(param_info.param).rows) + "x" +
+                         std::to_string(std::get<1>(param_info.param).cols);
+      for (char& ch : name) {
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
+
+}  // namespace
