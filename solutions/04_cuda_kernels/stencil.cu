@@ -359,7 +359,8 @@ std::unique_ptr<gs::Stepper> generic_stepper(const std::string& name,
 gs::Implementation generic(const std::string& name, int block_cols, int block_rows,
                            int rows_per_thread, const std::string& summary) {
   return {name, "04_cuda_kernels", summary, gs::Device::gpu, [=] {
-            return generic_stepper(name, gs::kUnitStencilWeights, block_cols, block_rows, rows_per_thread);
+            return generic_stepper(name, gs::kUnitStencilWeights, block_cols, block_rows,
+                                   rows_per_thread);
           }};
 }
 

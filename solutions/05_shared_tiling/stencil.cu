@@ -242,7 +242,8 @@ template <int kTileCols, int kTileRows, int kRowStride>
 gs::Implementation tiled(const std::string& name, const std::string& summary) {
   return {name, "05_shared_tiling", summary, gs::Device::gpu, [] {
             return std::make_unique<TiledStepper>(tiled_step<kTileCols, kTileRows, kRowStride>,
-                                                  dim3(kTileCols, kTileRows), gs::kUnitStencilWeights);
+                                                  dim3(kTileCols, kTileRows),
+                                                  gs::kUnitStencilWeights);
           }};
 }
 

@@ -34,9 +34,8 @@ namespace lesson04 {
 /// @brief Lesson 04's generic stepper with any @p weights and launch shape (block of
 ///        @p block_cols x @p block_rows threads, @p rows_per_thread = 1, 2 or 4): the tests check
 ///        it against gs::reference_advance_weighted().
-std::unique_ptr<gs::Stepper> make_generic_stepper(const gs::StencilWeights& weights,
-                                                  int block_cols, int block_rows,
-                                                  int rows_per_thread);
+std::unique_ptr<gs::Stepper> make_generic_stepper(const gs::StencilWeights& weights, int block_cols,
+                                                  int block_rows, int rows_per_thread);
 }  // namespace lesson04
 
 namespace lesson05 {
