@@ -1,17 +1,21 @@
 // Lesson 02 - SIMD and threads.
 //
 // Lesson 01's step again, rewritten for the two kinds of parallelism a CPU offers: vector
-// units (one instruction on 8 or 16 floats at once) and several cores. Four implementations,
+// units (one instruction on 8 or 16 floats at once) and several cores. The implementations,
 // fastest first:
+//   l02-blocked-omp    going further: the same row loop, each thread advancing a band of rows
+//                      several steps while it sits in the thread's cache (cache blocking);
 //   l02-simd-omp       the exercise: a row loop the compiler vectorizes, rows shared among
 //                      OpenMP threads;
 //   l02-simd           the same row loop on one thread: the vector gain alone;
 //   l02-explicit-simd  the row loop written with std::experimental::simd: vectors by
 //                      construction instead of by the compiler's consent;
 //   l02-scalar-soa     the row loop with vectorization switched off: the layout gain alone.
-// All four share one layout: each field in its own array, every row padded to a multiple of
+// All share one layout: each field in its own array, every row padded to a multiple of
 // 64 bytes and framed by a ring of zero "ghost" cells, so that a single branch-free loop
 // updates every cell, edges included. README.md measures each step.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -243,10 +247,10 @@ class PaddedField {
   AlignedFloats memory_;
 };
 
-// Owns two copies of u and v in the padded layout (read one, write the other, swap) and
-// advances them with the chosen row loop, on one thread or on all of OpenMP's.
-template <RowLoop kRowLoop, bool kThreads>
-class PaddedStepper final : public gs::Stepper {
+// What every stepper of this lesson keeps: two copies of u and v in the padded layout (read
+// one, write the other, swap), the rates, and how many columns around each column are in the
+// grid. The subclasses say how a step goes.
+class PaddedState : public gs::Stepper {
  public:
   void load(const gs::State& state, const gs::Params& params) override {
     rows_ = state.rows;
@@ -268,19 +272,33 @@ class PaddedStepper final : public gs::Stepper {
     }
   }
 
-  void advance(int steps) override {
-    for (int step = 0; step < steps; ++step) {
-      step_once(u_[current_], v_[current_], u_[1 - current_], v_[1 - current_]);
-      current_ = 1 - current_;
-    }
-  }
-
   void fetch(gs::State& state) override {
     state = gs::State(rows_, cols_);
     u_[current_].copy_to(state.u.data());
     v_[current_].copy_to(state.v.data());
   }
   void fetch_v(float* v) override { v_[current_].copy_to(v); }
+
+ protected:
+  int rows_ = 0;
+  int cols_ = 0;
+  Rates rates_{};
+  PaddedField u_[2];
+  PaddedField v_[2];
+  int current_ = 0;
+  AlignedFloats columns_in_grid_;
+};
+
+// Advances the padded state with the chosen row loop, on one thread or on all of OpenMP's.
+template <RowLoop kRowLoop, bool kThreads>
+class PaddedStepper final : public PaddedState {
+ public:
+  void advance(int steps) override {
+    for (int step = 0; step < steps; ++step) {
+      step_once(u_[current_], v_[current_], u_[1 - current_], v_[1 - current_]);
+      current_ = 1 - current_;
+    }
+  }
 
  private:
   void step_once(const PaddedField& u, const PaddedField& v, PaddedField& u_next,
@@ -311,14 +329,105 @@ class PaddedStepper final : public gs::Stepper {
       update_row_scalar(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
     }
   }
+};
 
-  int rows_ = 0;
-  int cols_ = 0;
-  Rates rates_{};
-  PaddedField u_[2];
-  PaddedField v_[2];
-  int current_ = 0;
-  AlignedFloats columns_in_grid_;
+// Going further: cache blocking over rows. l02-simd-omp reads and writes the whole 16.6 MB
+// state every step, more than any core's cache, so with many threads it waits on memory (README,
+// "Beyond the memory wall"). Here each thread copies a band of rows plus kSteps rows of halo on
+// either side into two small private buffers, advances it kSteps steps there, and writes the
+// band's rows back: one trip to memory per kSteps steps instead of one per step. The price is
+// the halo: at step s a band computes kSteps - s extra rows on either side, work that its
+// neighbour does too. Lesson 06 does the same on the GPU ("pyramids"). A band has about
+// kBandRows rows: with 24 rows and 4 steps, the four buffers of (24 + 8 + 2) rows of 1984
+// floats take 1.1 MB, about a core's L2 cache.
+template <int kSteps, int kBandRows>
+class BlockedStepper final : public PaddedState {
+ public:
+  void advance(int steps) override {
+    scratch_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (int done = 0; done < steps; done += kSteps) {
+      advance_bands(std::min(kSteps, steps - done));
+      current_ = 1 - current_;
+    }
+  }
+
+ private:
+  // One thread's two private copies of a band and its halo; local row i is grid row first + i.
+  struct Scratch {
+    int band_rows = -1;
+    PaddedField u[2];
+    PaddedField v[2];
+  };
+
+  void advance_bands(int steps) {
+#pragma omp parallel
+    {
+      // Whole bands per thread, and at least one: every thread gets the same share.
+      const int threads = omp_get_num_threads();
+      const int per_thread = std::max(1, (rows_ + threads * kBandRows - 1) / (threads * kBandRows));
+      const int bands = threads * per_thread;
+      const int band_rows = (rows_ + bands - 1) / bands;
+      Scratch& scratch = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+      if (scratch.band_rows != band_rows) {
+        scratch.band_rows = band_rows;
+        for (int buffer = 0; buffer < 2; ++buffer) {
+          scratch.u[buffer] = PaddedField(band_rows + 2 * kSteps, cols_);
+          scratch.v[buffer] = PaddedField(band_rows + 2 * kSteps, cols_);
+        }
+      }
+      // The implicit barrier at the end of this loop: no thread swaps before every band of this
+      // block is written back.
+#pragma omp for schedule(static)
+      for (int band = 0; band < bands; ++band) {
+        const int begin = band * band_rows;
+        const int end = std::min(rows_, begin + band_rows);
+        if (begin < end) advance_band(scratch, begin, end, steps);
+      }
+    }
+  }
+
+  // Advances grid rows [begin, end) by `steps` <= kSteps steps in the thread's scratch and
+  // writes them to the other shared buffer.
+  void advance_band(Scratch& scratch, int begin, int end, int steps) {
+    const int first = begin - kSteps;  // the grid row of local row 0
+    const int local_rows = scratch.band_rows + 2 * kSteps;
+    const std::ptrdiff_t stride = scratch.u[0].stride();
+    // Local rows outside the grid, ghost rows included, must read as zero (the edge rule).
+    for (int local = -1; local <= local_rows; ++local) {
+      const int row = first + local;
+      if (row >= 0 && row < rows_) continue;
+      for (int buffer = 0; buffer < 2; ++buffer) {
+        std::fill_n(scratch.u[buffer].row(local) - 1, cols_ + 2, 0.0f);
+        std::fill_n(scratch.v[buffer].row(local) - 1, cols_ + 2, 0.0f);
+      }
+    }
+    const int copy_begin = std::max(0, first);
+    const int copy_end = std::min(rows_, end + kSteps);
+    for (int row = copy_begin; row < copy_end; ++row) {
+      std::copy_n(u_[current_].row(row), cols_, scratch.u[0].row(row - first));
+      std::copy_n(v_[current_].row(row), cols_, scratch.v[0].row(row - first));
+    }
+    int in = 0;
+    for (int step = 1; step <= steps; ++step) {
+      // The rows still exact after `step` steps: one fewer on either side each step.
+      const int row_begin = std::max(0, begin - kSteps + step);
+      const int row_end = std::min(rows_, end + kSteps - step);
+      for (int row = row_begin; row < row_end; ++row) {
+        const int local = row - first;
+        const float rows_in_grid = 1.0f + (row > 0 ? 1.0f : 0.0f) + (row < rows_ - 1 ? 1.0f : 0.0f);
+        update_row(scratch.u[in].row(local), scratch.v[in].row(local), scratch.u[1 - in].row(local),
+                   scratch.v[1 - in].row(local), columns_in_grid_.data(), rows_in_grid, cols_,
+                   stride, rates_);
+      }
+      in = 1 - in;
+    }
+    for (int row = begin; row < end; ++row) {
+      std::copy_n(scratch.u[in].row(row - first), cols_, u_[1 - current_].row(row));
+      std::copy_n(scratch.v[in].row(row - first), cols_, v_[1 - current_].row(row));
+    }
+  }
+
+  std::vector<Scratch> scratch_;
 };
 
 }  // namespace
@@ -327,6 +436,17 @@ namespace lesson02 {
 
 std::vector<gs::Implementation> implementations() {
   return {
+      {"l02-blocked-omp", "02_simd_threads",
+       "l02-simd-omp's row loop, bands of rows advanced 4 steps at a time in each thread's cache",
+       gs::Device::cpu, [] { return std::make_unique<BlockedStepper<4, 24>>(); }},
+      {"l02-blocked-omp-2steps", "02_simd_threads", "the same bands, 2 steps at a time",
+       gs::Device::cpu, [] { return std::make_unique<BlockedStepper<2, 24>>(); }},
+      {"l02-blocked-omp-8steps", "02_simd_threads", "the same bands, 8 steps at a time",
+       gs::Device::cpu, [] { return std::make_unique<BlockedStepper<8, 24>>(); }},
+      {"l02-blocked-omp-12rows", "02_simd_threads", "bands of about 12 rows, 4 steps at a time",
+       gs::Device::cpu, [] { return std::make_unique<BlockedStepper<4, 12>>(); }},
+      {"l02-blocked-omp-48rows", "02_simd_threads", "bands of about 48 rows, 4 steps at a time",
+       gs::Device::cpu, [] { return std::make_unique<BlockedStepper<4, 48>>(); }},
       {"l02-simd-omp", "02_simd_threads",
        "padded SoA, vectorized row loop, rows shared among OpenMP threads (the exercise)",
        gs::Device::cpu, [] { return std::make_unique<PaddedStepper<RowLoop::simd, true>>(); }},
