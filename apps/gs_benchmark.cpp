@@ -18,11 +18,8 @@
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
 #include "gs/timing.hpp"
+#include "gs_commit.hpp"  // GS_GIT_COMMIT, generated at build time (apps/CMakeLists.txt)
 #include "registry.hpp"
-
-#ifndef GS_GIT_COMMIT
-#define GS_GIT_COMMIT "unknown"
-#endif
 
 namespace {
 
