@@ -7,7 +7,7 @@
 //                      OpenMP threads;
 //   l02-blocked-omp    going further: the same row loop, each thread advancing a band of rows
 //                      4 steps while it sits in the thread's cache (cache blocking); slower on
-//                      both of the course's machines, whose caches hold the whole state;
+//                      both of the course's machines (README: a prediction that failed);
 //   l02-simd           the same row loop on one thread: the vector gain alone;
 //   l02-explicit-simd  the row loop written with std::experimental::simd: vectors by
 //                      construction instead of by the compiler's consent;
