@@ -33,11 +33,7 @@ gs::State advance_with_threads(const gs::Implementation& impl, const gs::State& 
                                const gs::Params& params, int steps, int threads) {
   const ThreadCount scoped(threads);
   auto stepper = impl.create();
-  stepper->load(start, params);
-  stepper->advance(steps);
-  gs::State result = gs::test::poisoned_state(start.rows, start.cols);
-  stepper->fetch(result);
-  return result;
+  return gs::test::run_stepper(*stepper, start, params, {steps});
 }
 
 TEST(Lesson02Threads, FastestFirst) {

@@ -23,15 +23,10 @@ TEST(Lesson04GenericWeights, SkewedWeightsMatchTheHostFormula) {
        {LaunchShape{32, 8, 1}, LaunchShape{32, 4, 2}, LaunchShape{64, 2, 4}}) {
     for (const std::array<int, 2> size : {std::array<int, 2>{37, 71}, std::array<int, 2>{9, 5}}) {
       const gs::State start = gs::random_state(size[0], size[1], 23);
-      gs::Params params;
-      params.rows = start.rows;
-      params.cols = start.cols;
+      const gs::Params params = gs::test::params_for(start);
       auto stepper = lesson04::make_generic_stepper(gs::test::kSkewedWeights, shape.block_cols,
                                                     shape.block_rows, shape.rows_per_thread);
-      stepper->load(start, params);
-      stepper->advance(steps);
-      gs::State got = gs::test::poisoned_state(start.rows, start.cols);
-      stepper->fetch(got);
+      const gs::State got = gs::test::run_stepper(*stepper, start, params, {steps});
 
       gs::State expected = start;
       gs::reference_advance_weighted(expected, params, gs::test::kSkewedWeights, steps);

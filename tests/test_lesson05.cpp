@@ -18,14 +18,9 @@ TEST(Lesson05TiledWeights, SkewedWeightsMatchTheHostFormula) {
   for (const std::array<int, 2> size :
        {std::array<int, 2>{5, 9}, std::array<int, 2>{37, 71}, std::array<int, 2>{16, 64}}) {
     const gs::State start = gs::random_state(size[0], size[1], 29);
-    gs::Params params;
-    params.rows = start.rows;
-    params.cols = start.cols;
+    const gs::Params params = gs::test::params_for(start);
     auto stepper = lesson05::make_tiled_stepper(gs::test::kSkewedWeights);
-    stepper->load(start, params);
-    stepper->advance(steps);
-    gs::State got = gs::test::poisoned_state(start.rows, start.cols);
-    stepper->fetch(got);
+    const gs::State got = gs::test::run_stepper(*stepper, start, params, {steps});
 
     gs::State expected = start;
     gs::reference_advance_weighted(expected, params, gs::test::kSkewedWeights, steps);

@@ -35,15 +35,8 @@ const gs::Implementation& implementation(const std::string& name) {
 // Runs `name` from `start` through the given advance() calls and returns the state (fetched
 // into a NaN-poisoned state, so unwritten cells show).
 gs::State run(const std::string& name, const gs::State& start, const std::vector<int>& calls) {
-  gs::Params params;
-  params.rows = start.rows;
-  params.cols = start.cols;
   auto stepper = implementation(name).create();
-  stepper->load(start, params);
-  for (int steps : calls) stepper->advance(steps);
-  gs::State got = gs::test::poisoned_state(start.rows, start.cols);
-  stepper->fetch(got);
-  return got;
+  return gs::test::run_stepper(*stepper, start, gs::test::params_for(start), calls);
 }
 
 gs::State reference(const gs::State& start, int steps) {

@@ -142,6 +142,18 @@ TEST(ReferenceWeighted, CentreWeightIsIgnored) {
   EXPECT_TRUE(gs::test::states_match(got, expected, 0.0));
 }
 
+// The table the GPU lessons put in constant memory: row by row, and the eight off-centre weights
+// summed without the centre.
+TEST(ReferenceWeighted, WeightTableKeepsRowsAndLeavesOutTheCentre) {
+  const gs::WeightTable table = gs::weight_table(gs::test::kSkewedWeights);
+  EXPECT_EQ(table.weights[0][2], 0.25f);
+  EXPECT_EQ(table.weights[2][0], 0.75f);
+  EXPECT_EQ(table.weights[1][1], 7.00f);
+  EXPECT_FLOAT_EQ(table.interior_weight_sum,
+                  0.5f + 1.0f + 0.25f + 2.0f + 1.5f + 0.75f + 1.25f + 0.4f);
+  EXPECT_EQ(gs::weight_table(gs::kUnitStencilWeights).interior_weight_sum, 8.0f);
+}
+
 // A single u = 1 in the middle of a 3x3 grid of zeros (v = 0): after one step the neighbour at
 // offset (dr, dc) holds dt * Du * w(-dr, -dc) + dt * F, because its only non-zero neighbour is
 // the centre, seen from the opposite side.

@@ -66,15 +66,8 @@ inline auto on_device() {
 }
 #endif
 
-// The rates of one step, in a small struct a functor can carry to the device (gs::Params holds
-// a std::string, which cannot go there).
-struct Rates {
-  float diffusion_u;
-  float diffusion_v;
-  float feed;
-  float kill;
-  float dt;
-};
+// The rates of the step (gs::Rates: plain floats, passed by value to the device).
+using gs::Rates;
 
 // ---------------------------------------------------------------------------------------------
 // 1. The fused step: one transform, one kernel, each cell's whole update.
@@ -221,8 +214,7 @@ class DeviceFields : public gs::Stepper {
   void load(const gs::State& state, const gs::Params& params) override {
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = Rates{params.diffusion_u, params.diffusion_v, params.feed_rate, params.kill_rate,
-                   params.dt};
+    rates_ = gs::rates_of(params);
     frame_ = 0;
     // GS_EXERCISE_BEGIN(upload)
     // TODO(lesson 03): upload the state once: copy state.u and state.v into the device

@@ -44,20 +44,11 @@ namespace {
 
 // The generic stencil in constant memory, as in lesson 04: the nine weights and the sum of the
 // eight off-centre ones (the weight an interior cell subtracts times its own value).
-struct Stencil {
-  float weights[3][3];
-  float interior_weight_sum;
-};
+using Stencil = gs::WeightTable;
 __constant__ Stencil c_stencil;
 
-// The rates of the step, passed by value to every launch.
-struct Rates {
-  float diffusion_u;
-  float diffusion_v;
-  float feed;
-  float kill;
-  float dt;
-};
+// The rates of the step (gs::Rates: plain floats, passed by value to the device).
+using gs::Rates;
 
 // The sum of the weights whose neighbour of (row, col) lies inside the grid. Absent neighbours
 // are zeros in the tile, so they add nothing to the weighted sum of neighbours; this is the
@@ -143,39 +134,24 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
 
 using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
 
-struct CudaFree {
-  void operator()(float* pointer) const { cudaFree(pointer); }
-};
-using DeviceArray = std::unique_ptr<float, CudaFree>;
-
-DeviceArray device_array(std::size_t count) {
-  float* pointer = nullptr;
-  GS_CUDA_CHECK(cudaMalloc(&pointer, count * sizeof(float)));
-  return DeviceArray(pointer);
-}
+// Device memory that frees itself (gs::DeviceFloats, common/).
+using DeviceArray = gs::DeviceFloats;
+using gs::device_floats;
 
 // Owns u, v and their next-step buffers on the device; one launch per step, ping-pong.
 class TiledStepper final : public gs::Stepper {
  public:
   TiledStepper(StepKernel kernel, dim3 tile, const lesson05::Weights& weights)
-      : kernel_(kernel), tile_(tile) {
-    float interior_weight_sum = 0.0f;
-    for (int i = 0; i < 9; ++i) {
-      stencil_.weights[i / 3][i % 3] = weights[i];
-      if (i != 4) interior_weight_sum += weights[i];
-    }
-    stencil_.interior_weight_sum = interior_weight_sum;
-  }
+      : kernel_(kernel), tile_(tile), stencil_(gs::weight_table(weights)) {}
 
   void load(const gs::State& state, const gs::Params& params) override {
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = {params.diffusion_u, params.diffusion_v, params.feed_rate, params.kill_rate,
-              params.dt};
-    u_ = device_array(state.size());
-    v_ = device_array(state.size());
-    u_next_ = device_array(state.size());
-    v_next_ = device_array(state.size());
+    rates_ = gs::rates_of(params);
+    u_ = device_floats(state.size());
+    v_ = device_floats(state.size());
+    u_next_ = device_floats(state.size());
+    v_next_ = device_floats(state.size());
     GS_CUDA_CHECK(cudaMemcpy(u_.get(), state.u.data(), bytes(), cudaMemcpyHostToDevice));
     GS_CUDA_CHECK(cudaMemcpy(v_.get(), state.v.data(), bytes(), cudaMemcpyHostToDevice));
   }

@@ -51,21 +51,11 @@ namespace {
 // cost no memory traffic. interior_weight_sum is the sum of the eight off-centre weights, the
 // "N" of PROBLEM.md (8 for the unit weights):
 //   sum over in-grid neighbours of w * (a_n - a_c) = (sum of w * a_n) - (sum of those w) * a_c.
-struct Stencil {
-  float weights[3][3];
-  float interior_weight_sum;
-};
+using Stencil = gs::WeightTable;
 __constant__ Stencil c_stencil;
 
-// The rates of the step, passed by value to every launch (kernel arguments live in constant
-// memory too).
-struct Rates {
-  float diffusion_u;
-  float diffusion_v;
-  float feed;
-  float kill;
-  float dt;
-};
+// The rates of the step (gs::Rates: plain floats, passed by value to the device).
+using gs::Rates;
 
 // Reaction and explicit Euler update of the cell at `index`, given its two Laplacians.
 __device__ __forceinline__ void write_cell(int index, float u, float v, float laplacian_u,
@@ -198,17 +188,9 @@ __global__ void generic_step(int rows, int cols, const float* __restrict__ u,
 
 using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
 
-// Device memory that frees itself.
-struct CudaFree {
-  void operator()(float* pointer) const { cudaFree(pointer); }
-};
-using DeviceArray = std::unique_ptr<float, CudaFree>;
-
-DeviceArray device_array(std::size_t count) {
-  float* pointer = nullptr;
-  GS_CUDA_CHECK(cudaMalloc(&pointer, count * sizeof(float)));
-  return DeviceArray(pointer);
-}
+// Device memory that frees itself (gs::DeviceFloats, common/).
+using DeviceArray = gs::DeviceFloats;
+using gs::device_floats;
 
 // Owns the four device arrays (u, v and their next-step buffers) and launches one kernel per
 // step on the default stream. Timing: advance() records an event before its first launch and
@@ -218,14 +200,11 @@ class KernelStepper final : public gs::Stepper {
  public:
   KernelStepper(std::string name, StepKernel kernel, dim3 block, int rows_per_thread,
                 const lesson04::Weights& weights)
-      : name_(std::move(name)), kernel_(kernel), block_(block), rows_per_thread_(rows_per_thread) {
-    float interior_weight_sum = 0.0f;
-    for (int i = 0; i < 9; ++i) {
-      stencil_.weights[i / 3][i % 3] = weights[i];
-      if (i != 4) interior_weight_sum += weights[i];
-    }
-    stencil_.interior_weight_sum = interior_weight_sum;
-  }
+      : name_(std::move(name)),
+        kernel_(kernel),
+        block_(block),
+        rows_per_thread_(rows_per_thread),
+        stencil_(gs::weight_table(weights)) {}
 
   ~KernelStepper() override {
     if (start_ != nullptr) cudaEventDestroy(start_);
@@ -241,13 +220,12 @@ class KernelStepper final : public gs::Stepper {
   void load(const gs::State& state, const gs::Params& params) override {
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = {params.diffusion_u, params.diffusion_v, params.feed_rate, params.kill_rate,
-              params.dt};
+    rates_ = gs::rates_of(params);
     const std::size_t cells = state.size();
-    u_ = device_array(cells);
-    v_ = device_array(cells);
-    u_next_ = device_array(cells);
-    v_next_ = device_array(cells);
+    u_ = device_floats(cells);
+    v_ = device_floats(cells);
+    u_next_ = device_floats(cells);
+    v_next_ = device_floats(cells);
     GS_CUDA_CHECK(
         cudaMemcpy(u_.get(), state.u.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
     GS_CUDA_CHECK(

@@ -7,17 +7,28 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
 #include "gs/reference.hpp"
 #include "gs/state.hpp"
+#include "gs/stepper.hpp"
 
 namespace gs::test {
 
 /// @brief A state whose every value is NaN: a cell an implementation forgets to write stays NaN
 ///        and shows up in the comparison.
 State poisoned_state(int rows, int cols);
+
+/// @brief The course's default rates on a grid of @p start's size.
+Params params_for(const State& start);
+
+/// @brief Loads @p start into @p stepper with @p params, calls advance() once for each entry of
+///        @p calls (that many steps), and fetches the result into a NaN-poisoned state, so that
+///        a cell the stepper never wrote shows up as NaN.
+State run_stepper(Stepper& stepper, const State& start, const Params& params,
+                  const std::vector<int>& calls);
 
 /// @brief Compares @p got with @p expected cell by cell (u and v). Passes when every value is
 ///        finite and within @p tolerance; otherwise the message names the worst cell (field,

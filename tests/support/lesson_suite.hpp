@@ -72,14 +72,9 @@ class MatchesReference : public ::testing::TestWithParam<SuiteParam> {};
 /// @brief Advances @p state with @p implementation and with the reference and compares.
 inline void expect_matches_reference(const Implementation& implementation, const State& start,
                                      int steps) {
-  Params params;
-  params.rows = start.rows;
-  params.cols = start.cols;
+  const Params params = params_for(start);
   std::unique_ptr<Stepper> stepper = implementation.create();
-  stepper->load(start, params);
-  stepper->advance(steps);
-  State got = poisoned_state(start.rows, start.cols);
-  stepper->fetch(got);
+  const State got = run_stepper(*stepper, start, params, {steps});
 
   State expected = start;
   reference_advance(expected, params, steps);

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +51,18 @@ class NvtxRange {
   NvtxRange& operator=(const NvtxRange&) = delete;  ///< A range is closed exactly once.
 };
 
+/// @brief Frees device memory with cudaFree (the deleter of DeviceFloats).
+struct CudaFree {
+  /// @brief Frees @p pointer; a null pointer is fine.
+  void operator()(float* pointer) const { cudaFree(pointer); }
+};
+
+/// @brief An array of floats in device memory that frees itself.
+using DeviceFloats = std::unique_ptr<float, CudaFree>;
+
+/// @brief Allocates @p count floats of device memory (not initialised); throws CudaError.
+inline DeviceFloats device_floats(std::size_t count);
+
 }  // namespace gs
 
 /// @brief Checks a CUDA runtime call: `GS_CUDA_CHECK(cudaMalloc(&p, bytes));`
@@ -66,3 +80,9 @@ class NvtxRange {
 #else
 #define GS_CUDA_CHECK_LAUNCH() GS_CUDA_CHECK(cudaGetLastError())
 #endif
+
+inline gs::DeviceFloats gs::device_floats(std::size_t count) {
+  void* pointer = nullptr;
+  GS_CUDA_CHECK(cudaMalloc(&pointer, count * sizeof(float)));
+  return DeviceFloats(static_cast<float*>(pointer));
+}

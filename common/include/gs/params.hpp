@@ -35,6 +35,21 @@ struct Params {
   }
 };
 
+/// @brief The five rates of one step as plain floats: what a kernel or a Thrust functor takes to
+///        the device by value (Params holds a std::string, which cannot go there).
+struct Rates {
+  float diffusion_u;  ///< Du
+  float diffusion_v;  ///< Dv
+  float feed;         ///< F
+  float kill;         ///< k
+  float dt;           ///< time step
+};
+
+/// @brief The rates of @p params.
+inline Rates rates_of(const Params& params) {
+  return {params.diffusion_u, params.diffusion_v, params.feed_rate, params.kill_rate, params.dt};
+}
+
 /// @brief Largest dt * max(Du, Dv) for which explicit Euler is stable with this stencil
 ///        (its most negative eigenvalue is -12, so dt * D * 12 <= 2).
 inline constexpr double kStabilityLimit = 1.0 / 6.0;

@@ -28,6 +28,24 @@ using StencilWeights = std::array<float, 9>;
 inline constexpr StencilWeights kUnitStencilWeights = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
                                                        1.0f, 1.0f, 1.0f, 1.0f};
 
+/// @brief A generic stencil as the GPU lessons keep it in constant memory: the weights as a 3x3
+///        table and the sum of the eight off-centre ones, which an interior cell multiplies by
+///        its own value (sum of w * (a_n - a_c) = sum of w * a_n - (sum of w) * a_c).
+struct WeightTable {
+  float weights[3][3];        ///< weights[1 + dr][1 + dc]
+  float interior_weight_sum;  ///< the eight off-centre weights added up (8 for the unit ones)
+};
+
+/// @brief The WeightTable of @p weights.
+inline WeightTable weight_table(const StencilWeights& weights) {
+  WeightTable table{};
+  for (int i = 0; i < 9; ++i) {
+    table.weights[i / 3][i % 3] = weights[i];
+    if (i != 4) table.interior_weight_sum += weights[i];
+  }
+  return table;
+}
+
 /// @brief One explicit Euler step of both fields, in any floating-point type.
 ///
 /// Reads @p u, @p v (rows * cols values each) and writes @p u_next, @p v_next. Neighbours that
