@@ -72,5 +72,10 @@ fi
 if [ -n "$BENCH" ]; then
   echo "== benchmark: gs_benchmark $BENCH"
   "$bin/gs_benchmark" $BENCH --markdown "$OUT/benchmark.md" 2> "$OUT/benchmark.err" || status=1
+  # A hot GPU slows its clocks by itself: say so next to the numbers (a slowdown marked Active
+  # here means the table above was measured on a throttled GPU).
+  echo "== after the benchmark: temperature, clock and slowdown reasons"
+  nvidia-smi --query-gpu=temperature.gpu,clocks.sm,power.draw --format=csv,noheader
+  nvidia-smi -q -d PERFORMANCE | grep -E 'Slowdown|Power Cap|Brak' | grep -v ': 0 us' | sed 's/^ *//'
 fi
 exit $status
