@@ -1,6 +1,7 @@
 // HDF5 output through the C API. Every call is checked; HDF5's own error printing is turned
 // off so that the user sees one message that says what failed and where.
 #include "gs/hdf5_io.hpp"
+#include "gs/timing.hpp"
 
 #include <hdf5.h>
 #include <sys/statvfs.h>
@@ -17,12 +18,6 @@ namespace gs {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string gigabytes(std::int64_t bytes) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1e9 << " GB";
-  return text.str();
-}
 
 std::string system_error_text() {
   return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
@@ -117,9 +112,10 @@ void check_output_path(const std::string& path, std::int64_t bytes) {
     // A little slack for HDF5's metadata (a few KB per run).
     const std::int64_t needed = bytes + (1 << 20);
     if (available < needed) {
-      throw OutputError("not enough space for '" + path + "': the run writes " + gigabytes(bytes) +
-                        ", " + gigabytes(available) + " free in '" + directory.string() +
-                        "' (use --no-output, fewer frames, or another -o)");
+      throw OutputError("not enough space for '" + path + "': the run writes " +
+                        si(static_cast<double>(bytes), "B") + ", " +
+                        si(static_cast<double>(available), "B") + " free in '" +
+                        directory.string() + "' (use --no-output, fewer frames, or another -o)");
     }
   }
 }
