@@ -572,41 +572,33 @@ void launch_temporal(int steps, ConstFields in, Fields out, const Grid& g, const
 // The four device buffers (u, v for the current state and for the next) in the pitched layout.
 class DeviceFields {
  public:
-  DeviceFields() = default;
-  DeviceFields(const DeviceFields&) = delete;
-  DeviceFields& operator=(const DeviceFields&) = delete;
-  ~DeviceFields() { release(); }
-
   void allocate(int rows, int cols) {
-    release();
     grid_ = {rows, cols, ceil_div(cols, kRowAlignment) * kRowAlignment};
-    const std::size_t bytes = field_bytes();
-    for (float*& buffer : buffers_) {
-      GS_CUDA_CHECK(cudaMalloc(&buffer, bytes));
-      GS_CUDA_CHECK(cudaMemset(buffer, 0, bytes));  // the padding columns stay 0
+    const std::size_t count = static_cast<std::size_t>(grid_.rows) * grid_.pitch;
+    for (gs::DeviceFloats& buffer : buffers_) buffer.reset();  // free the old ones first
+    for (gs::DeviceFloats& buffer : buffers_) {
+      buffer = gs::device_floats(count);
+      GS_CUDA_CHECK(cudaMemset(buffer.get(), 0, count * sizeof(float)));  // padding stays 0
     }
     current_ = 0;
   }
 
   void upload(const gs::State& state) {
-    copy_in(buffers_[2 * current_], state.u.data());
-    copy_in(buffers_[2 * current_ + 1], state.v.data());
+    copy_in(buffer(2 * current_), state.u.data());
+    copy_in(buffer(2 * current_ + 1), state.v.data());
   }
-  void download_u(float* u) const { copy_out(u, buffers_[2 * current_]); }
-  void download_v(float* v) const { copy_out(v, buffers_[2 * current_ + 1]); }
+  void download_u(float* u) const { copy_out(u, buffer(2 * current_)); }
+  void download_v(float* v) const { copy_out(v, buffer(2 * current_ + 1)); }
 
   const Grid& grid() const { return grid_; }
-  ConstFields current() const { return {buffers_[2 * current_], buffers_[2 * current_ + 1]}; }
-  Fields next() const { return {buffers_[2 * (1 - current_)], buffers_[2 * (1 - current_) + 1]}; }
+  ConstFields current() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
+  Fields next() const { return {buffer(2 * (1 - current_)), buffer(2 * (1 - current_) + 1)}; }
   int parity() const { return current_; }
   void set_parity(int parity) { current_ = parity; }
   void swap() { current_ = 1 - current_; }
 
  private:
-  std::size_t field_bytes() const {
-    return static_cast<std::size_t>(grid_.rows) * static_cast<std::size_t>(grid_.pitch) *
-           sizeof(float);
-  }
+  float* buffer(int index) const { return buffers_[index].get(); }
   std::size_t pitch_bytes() const { return static_cast<std::size_t>(grid_.pitch) * sizeof(float); }
   std::size_t row_bytes() const { return static_cast<std::size_t>(grid_.cols) * sizeof(float); }
   void copy_in(float* device, const float* host) {
@@ -617,15 +609,8 @@ class DeviceFields {
     GS_CUDA_CHECK(cudaMemcpy2D(host, row_bytes(), device, pitch_bytes(), row_bytes(),
                                static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToHost));
   }
-  void release() {
-    for (float*& buffer : buffers_) {
-      if (buffer != nullptr) cudaFree(buffer);  // no throw from a destructor
-      buffer = nullptr;
-    }
-  }
-
   Grid grid_{0, 0, 0};
-  float* buffers_[4] = {nullptr, nullptr, nullptr, nullptr};  // u0, v0, u1, v1
+  gs::DeviceFloats buffers_[4];  // u0, v0, u1, v1
   int current_ = 0;
 };
 
