@@ -1,8 +1,10 @@
 // The reference time loops: two buffers, one step, swap.
 #include "gs/reference.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 namespace gs {
 
@@ -18,35 +20,18 @@ void reference_advance(State& state, const Params& params, int steps) {
 
 void reference_advance_weighted(State& state, const Params& params, const StencilWeights& weights,
                                 int steps) {
-  State next(state.rows, state.cols);
+  // reference_step() in double, the state rounded to float after each step as a float kernel's.
+  const std::size_t cells = state.size();
+  std::vector<double> u(cells), v(cells), u_next(cells), v_next(cells);
   for (int step = 0; step < steps; ++step) {
-    for (int row = 0; row < state.rows; ++row) {
-      for (int col = 0; col < state.cols; ++col) {
-        const std::size_t centre = state.index(row, col);
-        const double u = state.u[centre];
-        const double v = state.v[centre];
-        double laplacian_u = 0.0;
-        double laplacian_v = 0.0;
-        for (int dr = -1; dr <= 1; ++dr) {
-          for (int dc = -1; dc <= 1; ++dc) {
-            const int r = row + dr;
-            const int c = col + dc;
-            if (r < 0 || r >= state.rows || c < 0 || c >= state.cols) continue;
-            const double weight = weights[3 * (dr + 1) + (dc + 1)];
-            laplacian_u += weight * (state.u[state.index(r, c)] - u);
-            laplacian_v += weight * (state.v[state.index(r, c)] - v);
-          }
-        }
-        const double uvv = u * v * v;
-        const double du_dt = params.diffusion_u * laplacian_u - uvv + params.feed_rate * (1.0 - u);
-        const double dv_dt =
-            params.diffusion_v * laplacian_v + uvv - (params.feed_rate + params.kill_rate) * v;
-        next.u[centre] = static_cast<float>(u + params.dt * du_dt);
-        next.v[centre] = static_cast<float>(v + params.dt * dv_dt);
-      }
-    }
-    std::swap(state.u, next.u);
-    std::swap(state.v, next.v);
+    std::copy(state.u.begin(), state.u.end(), u.begin());
+    std::copy(state.v.begin(), state.v.end(), v.begin());
+    reference_step(state.rows, state.cols, u.data(), v.data(), u_next.data(), v_next.data(), params,
+                   weights);
+    std::transform(u_next.begin(), u_next.end(), state.u.begin(),
+                   [](double x) { return static_cast<float>(x); });
+    std::transform(v_next.begin(), v_next.end(), state.v.begin(),
+                   [](double x) { return static_cast<float>(x); });
   }
 }
 

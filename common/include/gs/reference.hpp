@@ -50,11 +50,13 @@ inline WeightTable weight_table(const StencilWeights& weights) {
 ///
 /// Reads @p u, @p v (rows * cols values each) and writes @p u_next, @p v_next. Neighbours that
 /// lie outside the grid are skipped (zero flux at the edges). The template lets the tests
-/// evaluate the same definition in double precision.
+/// evaluate the same definition in double precision. Each in-grid neighbour's difference is
+/// multiplied by its weight; with the canonical unit weights that is a multiplication by one,
+/// exact in any precision.
 /// @tparam Real float for the reference itself, double for the high-precision check.
 template <typename Real>
 void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_next, Real* v_next,
-                    const Params& params) {
+                    const Params& params, const StencilWeights& weights = kUnitStencilWeights) {
   const Real du = params.diffusion_u;
   const Real dv = params.diffusion_v;
   const Real feed = params.feed_rate;
@@ -71,8 +73,9 @@ void reference_step(int rows, int cols, const Real* u, const Real* v, Real* u_ne
           const int c = col + dc;
           if (r < 0 || r >= rows || c < 0 || c >= cols) continue;  // outside: skipped
           const std::size_t neighbour = static_cast<std::size_t>(r) * cols + c;
-          laplacian_u += u[neighbour] - u[centre];
-          laplacian_v += v[neighbour] - v[centre];
+          const Real weight = weights[3 * (dr + 1) + (dc + 1)];
+          laplacian_u += weight * (u[neighbour] - u[centre]);
+          laplacian_v += weight * (v[neighbour] - v[centre]);
         }
       }
       const Real uvv = u[centre] * v[centre] * v[centre];
