@@ -1,7 +1,8 @@
 // Lesson 06: every implementation against the reference on the course's sizes (GS_LESSON_SUITE),
 // then what temporal blocking and graph replay can get wrong: step counts that are not
 // multiples of the steps per launch (the shorter last launch), one advance() split into
-// several (graphs recorded per step count and per buffer), and a second load().
+// several (graphs recorded per step count and per buffer), a second load(), and the official
+// grid through the launch plan that the benchmark uses.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -114,6 +115,19 @@ TEST_P(Lesson06StepCounts, SecondLoadStartsAfresh) {
   gs::State expected = second;
   gs::reference_advance(expected, params, 32);
   EXPECT_TRUE(gs::test::states_match(got, expected, gs::test::kTolerance));
+}
+
+// The official grid through the launch plan the benchmark uses (plan_tiling): side strips and
+// inner strips cut into row chunks of different heights, chunks offset from the top of the
+// grid, two launches of T steps and a shorter one (11 = 2 * 4 + 3 steps).
+TEST(Lesson06Tiling, OfficialGridMatchesReference) {
+  GS_REQUIRE_GPU();
+  const gs::State start = gs::random_state(1080, 1920, 19);  // finite for these 11 steps
+  const gs::State expected = reference(start, 11);
+  for (const std::string name : {"l06-temporal", "l06-temporal-launches"}) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(gs::test::states_match(run(name, start, {11}), expected, gs::test::kTolerance));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -210,12 +210,34 @@ struct Strip {
   static_assert(kOutCols > 0, "the halo of kSteps steps leaves nothing to write");
 };
 
-// How the launch cuts the grid: strips of columns, chunks of rows, one warp per pair.
+// Chunks of a multiple of 4 rows: the walk goes 4 rows at a time (StripWalker::kRing), and
+// starts at row_begin - steps + 2 rounded down to a multiple of 4. Chunk k covers rows
+// [k chunk_rows - offset, (k + 1) chunk_rows - offset) within the grid, where the offset makes
+// row_begin - steps + 2 a multiple of 4: no iteration of the walk is wasted.
+constexpr int kChunkAlignment = 4;
+
+__host__ __device__ constexpr int chunk_offset(int steps) {
+  return (steps + 2) % kChunkAlignment;
+}
+
+// How the launch cuts the grid: strips of columns, chunks of rows, one warp per pair. The side
+// strips (the first and the last: they take the slower path with per-column checks) are cut
+// into shorter chunks than the inner strips, so that all warps finish at about the same time.
 struct Tiling {
   int strips;
-  int chunks;
+  int side_chunks;  // chunks of each side strip
+  int side_chunk_rows;
+  int chunks;  // chunks of each inner strip
   int chunk_rows;
 };
+
+__host__ __device__ inline int side_strips(const Tiling& t) {
+  return t.strips < 2 ? t.strips : 2;
+}
+
+__host__ __device__ inline int warps_of(const Tiling& t) {
+  return side_strips(t) * t.side_chunks + (t.strips - side_strips(t)) * t.chunks;
+}
 
 template <int kCols>
 __device__ __forceinline__ void load_columns(const float* address, float (&values)[kCols]) {
@@ -342,8 +364,17 @@ __device__ __forceinline__ void absent_row(Row<kCols>& pair, const Row<kCols>& c
 }
 
 // One warp's walk down its chunk: the state that moves with it, and the walk itself.
+//
+// Iteration q loads row q + 2 and lets every level make one row: level s makes row q - 2 s from
+// the rows that level s - 1 made in the two iterations before. The rows loaded from memory
+// (level 0) live in a ring of four register slots, row q in ring[q mod 4]: row q is requested
+// at the end of iteration q - 2 and first used in iteration q + 1, so about three iterations of
+// arithmetic hide each load. The walk is unrolled by four, so that every slot and phase is a
+// compile-time register: nothing is copied, and no register waits for a load before it is due.
 template <int kSteps, int kCols, bool kColEdges>
 struct StripWalker {
+  static constexpr int kRing = 4;
+
   ConstFields in;
   Fields out;
   Grid g;
@@ -353,21 +384,17 @@ struct StripWalker {
   int row_begin;  // the rows this warp writes: [row_begin, row_end)
   int row_end;
   ColumnInfo<kCols> columns;
-  // rows[phase][s]: the row level s made in the last iteration of that phase (s = 0: the row
-  // loaded from memory). pairs[s]: rows r-1 + r of the input of level s + 1.
+  // ring[q mod 4]: row q of the input. rows[phase][s], s >= 1: the row level s made in the last
+  // iteration of that phase (q mod 2). pairs[s - 1]: rows r-1 + r of the input of level s.
+  Row<kCols> ring[kRing];
   Row<kCols> rows[2][kSteps + 1];
   Row<kCols> pairs[kSteps];
-  // Rows on their way from memory, requested two iterations before they are needed, so that
-  // the load's latency hides behind two iterations of arithmetic.
-  Row<kCols> incoming[2];
 
-  // Requests row q of the input into incoming[kPhase]; absent cells, and rows no output needs,
-  // read as 0. `at` is the offset of (q, first_col).
-  template <int kPhase>
-  __device__ __forceinline__ void request_row(int q, std::ptrdiff_t at) {
-    Row<kCols>& row = incoming[kPhase];
+  // Requests row q of the input into `row`; absent cells, and rows no output needs, read as 0.
+  // `at` is the offset of (q, first_col).
+  __device__ __forceinline__ void request_row(Row<kCols>& row, int q, std::ptrdiff_t at) {
     const bool lane_loads = kColEdges ? (0 <= first_col && first_col < g.cols) : true;
-    if (0 <= q && q < g.rows && q < row_end + kSteps && lane_loads) {
+    if (0 <= q && q < g.rows && row_begin - kSteps <= q && q < row_end + kSteps && lane_loads) {
       load_columns<kCols>(in.u + at, row.u);
       load_columns<kCols>(in.v + at, row.v);
 #pragma unroll
@@ -386,14 +413,16 @@ struct StripWalker {
     }
   }
 
-  // One level of the pyramid in iteration q: level `level` makes its row q - 2 level.
-  // kRowEdges: that row may be an edge row or lie outside the grid; each level then checks
-  // (the check is the same for the whole warp, so the branch costs no divergence).
-  template <int kPhase, bool kRowEdges>
+  // One level of the pyramid in iteration q (kSlot = q mod 4): level `level` makes row
+  // q - 2 level. kRowEdges: that row may be an edge row or lie outside the grid; each level
+  // then checks (the check is the same for the whole warp, so the branch costs no divergence).
+  template <int kSlot, bool kRowEdges>
   __device__ __forceinline__ void climb_level(int level, int q) {
+    constexpr int kPhase = kSlot % 2;
     Row<kCols>& pair = pairs[level - 1];
-    const Row<kCols>& centre = rows[kPhase][level - 1];
-    const Row<kCols>& below = rows[1 - kPhase][level - 1];
+    // Rows q - 2 level (centre) and q - 2 level + 1 (below) of the level underneath.
+    const Row<kCols>& centre = level == 1 ? ring[(kSlot + 2) % kRing] : rows[kPhase][level - 1];
+    const Row<kCols>& below = level == 1 ? ring[(kSlot + 3) % kRing] : rows[1 - kPhase][level - 1];
     Row<kCols>& made = rows[kPhase][level];
     const int row = q - 2 * level;
     if (!kRowEdges || (0 < row && row < g.rows - 1)) {
@@ -411,32 +440,30 @@ struct StripWalker {
     // GS_EXERCISE_END
   }
 
-  // One iteration: every level makes one row (top level first, each from what the level below
-  // made in the previous iteration), the top level's row is written, row q (requested two
-  // iterations ago) joins the pyramid and row q + 2 is requested.
-  template <int kPhase, bool kRowEdges>
+  // One iteration: every level makes one row (top level first: each reads only what the level
+  // below made in earlier iterations, so the levels are independent work), the top level's row
+  // is written, and row q + 2 is requested into the slot of row q - 2, which is used no more.
+  template <int kSlot, bool kRowEdges>
   __device__ __forceinline__ void climb(int q, std::ptrdiff_t at) {
 #pragma unroll
-    for (int level = kSteps; level >= 1; --level) climb_level<kPhase, kRowEdges>(level, q);
+    for (int level = kSteps; level >= 1; --level) climb_level<kSlot, kRowEdges>(level, q);
     const int out_row = q - 2 * kSteps;
     if (lane_writes && row_begin <= out_row && out_row < row_end) {
       const std::ptrdiff_t out_at = at - 2 * kSteps * static_cast<std::ptrdiff_t>(g.pitch);
-      store_columns<kCols>(out.u + out_at, rows[kPhase][kSteps].u);
-      store_columns<kCols>(out.v + out_at, rows[kPhase][kSteps].v);
+      store_columns<kCols>(out.u + out_at, rows[kSlot % 2][kSteps].u);
+      store_columns<kCols>(out.v + out_at, rows[kSlot % 2][kSteps].v);
     }
-    rows[kPhase][0] = incoming[kPhase];
-    request_row<kPhase>(q + 2, at + 2 * static_cast<std::ptrdiff_t>(g.pitch));
+    request_row(ring[(kSlot + 2) % kRing], q + 2, at + 2 * static_cast<std::ptrdiff_t>(g.pitch));
   }
 
+  // Iterations q ... q + 3 (q a multiple of 4).
   template <bool kRowEdges>
-  __device__ __forceinline__ void climb_until(int& q, std::ptrdiff_t& at, int end) {
-    for (; q < end; ++q, at += g.pitch) {
-      if (q & 1) {
-        climb<1, kRowEdges>(q, at);
-      } else {
-        climb<0, kRowEdges>(q, at);
-      }
-    }
+  __device__ __forceinline__ void climb_four(int q, std::ptrdiff_t at) {
+    const std::ptrdiff_t pitch = g.pitch;
+    climb<0, kRowEdges>(q, at);
+    climb<1, kRowEdges>(q + 1, at + pitch);
+    climb<2, kRowEdges>(q + 2, at + 2 * pitch);
+    climb<3, kRowEdges>(q + 3, at + 3 * pitch);
   }
 
   __device__ __forceinline__ void walk() {
@@ -456,27 +483,33 @@ struct StripWalker {
         rows[0][level].u[j] = rows[0][level].v[j] = 0.0f;
         rows[1][level].u[j] = rows[1][level].v[j] = 0.0f;
         if (level < kSteps) pairs[level].u[j] = pairs[level].v[j] = 0.0f;
+        if (level < kRing) ring[level].u[j] = ring[level].v[j] = 0.0f;
       }
     }
-    // Iteration q takes in row q and writes row q - 2 kSteps.
-    const int first = row_begin - kSteps;
+    // Iteration q takes in row q + 2 and the top level writes row q - 2 kSteps. The first row
+    // that the written rows depend on is row_begin - kSteps; level 1 needs it (with the next) in
+    // iteration row_begin - kSteps + 2, where the walk starts, rounded down to a multiple of 4
+    // so that q mod 4 is the slot. (The tiling aligns the chunks so that nothing is rounded
+    // away: see chunk_offset.) The walk ends once the top level has written row_end - 1.
     const int end = row_end + 2 * kSteps;
-    // While q is in [2 kSteps + 1, rows), every level works on an inner row (no edge row, no
-    // absent row) and the climb skips those checks.
-    const int inner_begin = min(max(2 * kSteps + 1, first), end);
-    const int inner_end = min(max(g.rows, inner_begin), end);
-    int q = first;
+    const int start = row_begin - kSteps + 2;
+    int q = start - ((start % kRing) + kRing) % kRing;
+    // While 2 kSteps + 1 <= q <= g.rows every level works on an inner row: no checks.
+    const int inner_lo = 2 * kSteps + 1;
+    const int inner_hi = g.rows;
     std::ptrdiff_t at = static_cast<std::ptrdiff_t>(q) * g.pitch + first_col;
-    if (q & 1) {
-      request_row<1>(q, at);
-      request_row<0>(q + 1, at + g.pitch);
-    } else {
-      request_row<0>(q, at);
-      request_row<1>(q + 1, at + g.pitch);
+    const std::ptrdiff_t pitch = g.pitch;
+    request_row(ring[2], q - 2, at - 2 * pitch);  // q is a multiple of 4: slot (q - 2) mod 4
+    request_row(ring[3], q - 1, at - pitch);
+    request_row(ring[0], q, at);
+    request_row(ring[1], q + 1, at + pitch);
+    for (; q < end; q += kRing, at += kRing * static_cast<std::ptrdiff_t>(g.pitch)) {
+      if (inner_lo <= q && q + kRing - 1 <= inner_hi) {
+        climb_four<false>(q, at);
+      } else {
+        climb_four<true>(q, at);
+      }
     }
-    climb_until<true>(q, at, inner_begin);
-    climb_until<false>(q, at, inner_end);
-    climb_until<true>(q, at, end);
   }
 };
 
@@ -487,13 +520,28 @@ __global__ void __launch_bounds__(kTemporalMaxThreads)
   const int thread = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int warp = thread / kWarpSize;
   const int lane = thread % kWarpSize;
-  if (warp >= tiling.strips * tiling.chunks) return;  // whole warps leave together
-  const int strip = warp % tiling.strips;             // neighbouring warps: neighbouring strips
-  const int chunk = warp / tiling.strips;
+  if (warp >= warps_of(tiling)) return;  // whole warps leave together
+  // The side strips' warps first, then the inner strips' (neighbouring warps: neighbouring
+  // strips of one chunk of rows).
+  const int sides = side_strips(tiling);
+  int strip;
+  int chunk_rows;
+  int chunk;
+  if (warp < sides * tiling.side_chunks) {
+    strip = warp % sides == 0 ? 0 : tiling.strips - 1;
+    chunk_rows = tiling.side_chunk_rows;
+    chunk = warp / sides;
+  } else {
+    const int inner = warp - sides * tiling.side_chunks;
+    const int inner_strips = tiling.strips - sides;
+    strip = 1 + inner % inner_strips;
+    chunk_rows = tiling.chunk_rows;
+    chunk = inner / inner_strips;
+  }
+  const int row_begin = max(0, chunk * chunk_rows - chunk_offset(kSteps));
+  const int row_end = min((chunk + 1) * chunk_rows - chunk_offset(kSteps), g.rows);
   const int strip_first_col = strip * S::kOutCols - S::kHaloCols;
   const int first_col = strip_first_col + lane * kCols;
-  const int row_begin = chunk * tiling.chunk_rows;
-  const int row_end = min(row_begin + tiling.chunk_rows, g.rows);
   const bool lane_writes =
       S::kHaloLanes <= lane && lane < kWarpSize - S::kHaloLanes && first_col < g.cols;
   // Only the strips at the left and right edges pay for per-column checks.
@@ -517,23 +565,40 @@ int ceil_div(int a, int b) {
   return (a + b - 1) / b;
 }
 
+int round_up(int a, int b) {
+  return ceil_div(a, b) * b;
+}
+
 // Cuts the grid for one launch: strips of out_cols columns, then row chunks, as few as give
 // each multiprocessor warps_per_sm warps, and never more warps than fit at once (one wave: no
 // second, half-empty wave of warps that starts when the first ends). Fewer warps make taller
 // chunks, so a smaller share of the rows is halo; enough warps hide the latencies.
-Tiling plan_tiling(const Grid& g, int out_cols, int sm_count, int warps_per_sm) {
+// A warp's time grows with the rows it walks, its chunk plus about 3 * steps rows while the
+// pyramid fills and drains; a side strip's warp walks side_cost times slower per row. So a
+// side chunk gets side_rows rows with side_cost * (side_rows + 3 steps) = chunk_rows + 3 steps,
+// and the launch ends when the inner warps do instead of waiting for the side ones.
+Tiling plan_tiling(const Grid& g, int out_cols, int steps, int sm_count, int warps_per_sm,
+                   float side_cost) {
   Tiling t{};
   t.strips = ceil_div(g.cols, out_cols);
-  const int chunks_wanted = std::max(1, sm_count * warps_per_sm / t.strips);
-  t.chunk_rows = std::max(1, ceil_div(g.rows, chunks_wanted));
-  t.chunks = ceil_div(g.rows, t.chunk_rows);
-  return t;
+  const int one_wave = std::max(1, sm_count * warps_per_sm);
+  for (int chunks = std::max(1, one_wave / t.strips);; --chunks) {
+    const int rows = g.rows + chunk_offset(steps);  // the first chunk starts above the grid
+    t.chunk_rows = round_up(ceil_div(rows, chunks), kChunkAlignment);
+    t.chunks = ceil_div(rows, t.chunk_rows);
+    const float walk = static_cast<float>(t.chunk_rows + 3 * steps);
+    t.side_chunk_rows =
+        round_up(std::max(1, static_cast<int>(walk / side_cost) - 3 * steps), kChunkAlignment);
+    t.side_chunks = ceil_div(rows, t.side_chunk_rows);
+    if (warps_of(t) <= one_wave || chunks == 1) return t;
+  }
 }
 
 struct LaunchShape {
   int sm_count;
   int warps_per_sm;  // wanted; capped at what fits on a multiprocessor
   int threads_per_block;
+  float side_cost;  // time per row of a side strip's warp over an inner strip's
 };
 
 template <int kSteps, int kCols>
@@ -543,9 +608,9 @@ void launch_temporal_exactly(ConstFields in, Fields out, const Grid& g, const Co
   GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks_per_sm, temporal_kernel<kSteps, kCols>, shape.threads_per_block, 0));
   const int warps_fit = std::max(1, blocks_per_sm) * (shape.threads_per_block / kWarpSize);
-  const Tiling tiling = plan_tiling(g, Strip<kSteps, kCols>::kOutCols, shape.sm_count,
-                                    std::min(shape.warps_per_sm, warps_fit));
-  const int threads = tiling.strips * tiling.chunks * kWarpSize;
+  const Tiling tiling = plan_tiling(g, Strip<kSteps, kCols>::kOutCols, kSteps, shape.sm_count,
+                                    std::min(shape.warps_per_sm, warps_fit), shape.side_cost);
+  const int threads = warps_of(tiling) * kWarpSize;
   const int blocks = ceil_div(threads, shape.threads_per_block);
   temporal_kernel<kSteps, kCols>
       <<<blocks, shape.threads_per_block, 0, stream>>>(in, out, g, c, tiling);
@@ -749,15 +814,16 @@ template <int kMaxSteps, int kCols>
 class TemporalStepper final : public GpuStepper {
  public:
   TemporalStepper(int steps_per_launch, bool replay_as_graph, int warps_per_sm,
-                  int threads_per_block)
+                  int threads_per_block, float side_cost)
       : GpuStepper(replay_as_graph),
         steps_per_launch_(std::clamp(steps_per_launch, 1, kMaxSteps)),
         warps_per_sm_(warps_per_sm),
-        threads_per_block_(threads_per_block) {}
+        threads_per_block_(threads_per_block),
+        side_cost_(side_cost) {}
 
  private:
   void enqueue(int steps) override {
-    const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_};
+    const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_, side_cost_};
     for (int done = 0; done < steps;) {
       const int now = std::min(steps_per_launch_, steps - done);
       launch_temporal<kMaxSteps, kCols>(now, fields().current(), fields().next(), fields().grid(),
@@ -770,19 +836,22 @@ class TemporalStepper final : public GpuStepper {
   int steps_per_launch_;
   int warps_per_sm_;
   int threads_per_block_;
+  float side_cost_;
 };
 
-// The configuration a sweep on an H100 found fastest (README.md, "Tuning"): columns per lane,
-// steps per launch, warps per multiprocessor the row chunks aim at, threads per block.
+// The configuration sweeps on an H100 found fastest (README.md, "Tuning"): columns per lane,
+// steps per launch, warps per multiprocessor the row chunks aim at, threads per block, and how
+// much longer a side strip's warp takes per row (measured per warp with %globaltimer).
 constexpr int kColumnsPerLane = 2;
 constexpr int kStepsPerLaunch = 4;
 constexpr int kMaxStepsPerLaunch = kStepsPerLaunch;  // kernels for 1 ... T steps
 constexpr int kWarpsPerSm = 12;
 constexpr int kThreadsPerBlock = 128;
+constexpr float kSideCost = 1.4f;
 
 std::unique_ptr<gs::Stepper> make_temporal(int steps_per_launch, bool replay_as_graph) {
   return std::make_unique<TemporalStepper<kMaxStepsPerLaunch, kColumnsPerLane>>(
-      steps_per_launch, replay_as_graph, kWarpsPerSm, kThreadsPerBlock);
+      steps_per_launch, replay_as_graph, kWarpsPerSm, kThreadsPerBlock, kSideCost);
 }
 
 }  // namespace
