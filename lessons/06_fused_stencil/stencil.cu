@@ -635,15 +635,19 @@ void launch_temporal(int steps, ConstFields in, Fields out, const Grid& g, const
 }
 
 // The four device buffers (u, v for the current state and for the next) in the pitched layout.
+// Every copy and memset goes to the stepper's stream, the one the kernels run on: that stream
+// does not wait for the legacy default stream (cudaStreamNonBlocking), so a plain cudaMemcpy
+// there could still be writing the state while the first kernel reads it.
 class DeviceFields {
  public:
-  void allocate(int rows, int cols) {
+  void allocate(int rows, int cols, cudaStream_t stream) {
+    stream_ = stream;
     grid_ = {rows, cols, ceil_div(cols, kRowAlignment) * kRowAlignment};
     const std::size_t count = static_cast<std::size_t>(grid_.rows) * grid_.pitch;
     for (gs::DeviceFloats& buffer : buffers_) buffer.reset();  // free the old ones first
     for (gs::DeviceFloats& buffer : buffers_) {
       buffer = gs::device_floats(count);
-      GS_CUDA_CHECK(cudaMemset(buffer.get(), 0, count * sizeof(float)));  // padding stays 0
+      GS_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, count * sizeof(float), stream_));  // padding
     }
     current_ = 0;
   }
@@ -666,14 +670,21 @@ class DeviceFields {
   float* buffer(int index) const { return buffers_[index].get(); }
   std::size_t pitch_bytes() const { return static_cast<std::size_t>(grid_.pitch) * sizeof(float); }
   std::size_t row_bytes() const { return static_cast<std::size_t>(grid_.cols) * sizeof(float); }
+  // Copies between pageable host memory and the device, in stream order; each waits until its
+  // copy is done, so the host memory can be reused as soon as it returns.
   void copy_in(float* device, const float* host) {
-    GS_CUDA_CHECK(cudaMemcpy2D(device, pitch_bytes(), host, row_bytes(), row_bytes(),
-                               static_cast<std::size_t>(grid_.rows), cudaMemcpyHostToDevice));
+    GS_CUDA_CHECK(cudaMemcpy2DAsync(device, pitch_bytes(), host, row_bytes(), row_bytes(),
+                                    static_cast<std::size_t>(grid_.rows), cudaMemcpyHostToDevice,
+                                    stream_));
+    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void copy_out(float* host, const float* device) const {
-    GS_CUDA_CHECK(cudaMemcpy2D(host, row_bytes(), device, pitch_bytes(), row_bytes(),
-                               static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToHost));
+    GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row_bytes(), device, pitch_bytes(), row_bytes(),
+                                    static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToHost,
+                                    stream_));
+    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  cudaStream_t stream_ = nullptr;
   Grid grid_{0, 0, 0};
   gs::DeviceFloats buffers_[4];  // u0, v0, u1, v1
   int current_ = 0;
@@ -700,7 +711,7 @@ class GpuStepper : public gs::Stepper {
     }
     GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     forget_graphs();  // they name the old buffers and rates
-    fields_.allocate(state.rows, state.cols);
+    fields_.allocate(state.rows, state.cols, stream_);
     fields_.upload(state);
     coefficients_ = make_coefficients(params);
   }
