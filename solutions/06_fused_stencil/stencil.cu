@@ -582,8 +582,8 @@ Tiling plan_tiling(const Grid& g, int out_cols, int steps, int sm_count, int war
   Tiling t{};
   t.strips = ceil_div(g.cols, out_cols);
   const int one_wave = std::max(1, sm_count * warps_per_sm);
+  const int rows = g.rows + chunk_offset(steps);  // the first chunk starts above the grid
   for (int chunks = std::max(1, one_wave / t.strips);; --chunks) {
-    const int rows = g.rows + chunk_offset(steps);  // the first chunk starts above the grid
     t.chunk_rows = round_up(ceil_div(rows, chunks), kChunkAlignment);
     t.chunks = ceil_div(rows, t.chunk_rows);
     const float walk = static_cast<float>(t.chunk_rows + 3 * steps);
