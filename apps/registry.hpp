@@ -1,10 +1,12 @@
 /// @file registry.hpp
-/// @brief Every implementation this build contains, fastest first: what `gray_scott` picks from
-///        and what `gs_benchmark` measures.
+/// @brief What this build contains, as the build wrote it (gs_write_lesson_files() in
+///        cmake/GsLesson.cmake): every solution's implementations, fastest first, and the best
+///        frame loop. What `gray_scott` picks from and what `gs_benchmark` measures.
 #pragma once
 
 #include <vector>
 
+#include "gs/program.hpp"
 #include "gs/stepper.hpp"
 
 namespace gs {
@@ -12,5 +14,8 @@ namespace gs {
 /// @brief The lessons' solutions that were built, GPU lessons first (fastest first within the
 ///        GPU and the CPU group, as measured in docs/BENCHMARKS.md), then the reference.
 std::vector<Implementation> all_implementations();
+
+/// @brief Lesson 07's asynchronous frame loop when it was built, else common/'s synchronous one.
+FrameLoop best_frame_loop();
 
 }  // namespace gs

@@ -9,7 +9,6 @@ find_package(CLI11 CONFIG REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
 find_package(Threads REQUIRED)
-find_package(MPI COMPONENTS CXX QUIET)
 find_package(Doxygen QUIET)
 
 set(GS_SKIPPED "")  # what was left out of this build, and why (printed at the end)
@@ -40,17 +39,16 @@ else()
   list(APPEND GS_SKIPPED "GPU lessons and GPU tests: GS_CUDA=OFF")
 endif()
 
-# Thrust headers for the CPU (OpenMP) build of lesson 03: the CUDA toolkit's CCCL copy when
-# there is one, else Debian's libthrust-dev.
-find_path(GS_THRUST_INCLUDE_DIR thrust/version.h
-          HINTS ${CUDAToolkit_INCLUDE_DIRS}/cccl ${CUDAToolkit_INCLUDE_DIRS}
-                /usr/local/cuda/include/cccl /usr/local/cuda/include)
-if(NOT GS_THRUST_INCLUDE_DIR)
-  list(APPEND GS_SKIPPED "lesson 03 CPU backend: no Thrust headers (install libthrust-dev)")
-endif()
-
-if(NOT MPI_FOUND)
-  list(APPEND GS_SKIPPED "MPI parts (lesson 08): no MPI found")
+# Thrust for the CPU (OpenMP) build of lesson 03, through the CMake package Thrust ships: the
+# CUDA toolkit's copy when there is one, else Debian's libthrust-dev. thrust_create_target()
+# makes the target that selects the OpenMP device system and links OpenMP.
+find_package(Thrust CONFIG QUIET
+             HINTS ${CUDAToolkit_LIBRARY_ROOT}/lib/cmake/thrust /usr/local/cuda/lib/cmake/thrust
+                   /usr/share/cmake/thrust)
+if(Thrust_FOUND)
+  thrust_create_target(gs_thrust_omp HOST CPP DEVICE OMP)
+else()
+  list(APPEND GS_SKIPPED "lesson 03 CPU backend: no Thrust package (install libthrust-dev)")
 endif()
 
 function(gs_print_summary)
@@ -62,7 +60,16 @@ function(gs_print_summary)
     message(STATUS "  CUDA compiler   ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
   endif()
   message(STATUS "  HDF5            ${HDF5_VERSION}")
-  message(STATUS "  lessons built   ${GS_LESSONS_BUILT}")
+  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+  string(REPLACE ";" " " builds "${builds}")
+  message(STATUS "  lessons built   ${builds}")
+  get_property(lessons_skipped GLOBAL PROPERTY GS_LESSONS_SKIPPED)
+  foreach(entry IN LISTS lessons_skipped)
+    string(REPLACE "|" ";" fields "${entry}")
+    list(GET fields 0 id)
+    list(GET fields 2 reason)
+    list(APPEND GS_SKIPPED "lesson ${id}: ${reason}")
+  endforeach()
   foreach(item IN LISTS GS_SKIPPED)
     message(STATUS "  skipped         ${item}")
   endforeach()

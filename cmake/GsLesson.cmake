@@ -1,120 +1,408 @@
-# gs_add_lesson(): everything one lesson needs, from one call in lessons/CMakeLists.txt.
+# gs_add_lesson(): everything one lesson needs, from the one call in lessons/NN_topic/CMakeLists.txt.
 #
-#   gs_add_lesson(NUMBER 01 TOPIC profiling SOURCE stencil.cpp KIND cpu [LIBRARIES ...])
+#   gs_add_lesson(NUMBER 01 TOPIC profiling KIND cpu BODY stencil.cpp LEARNER interior.hpp
+#                 [PROVIDES implementations|frame_loop|program] [LIBRARIES ...]
+#                 [SANITIZER_FILTER gtest-filter])
 #
-# KIND cpu     the source is C++; tests labelled cpu.
-# KIND cuda    the source is CUDA (.cu); built only with CUDA; tests labelled gpu.
-# KIND thrust  the source is C++ written against Thrust; built twice, with Thrust's OpenMP
-#              backend by the C++ compiler (tests labelled cpu) and with its CUDA backend by
-#              nvcc (tests labelled gpu). The source sees GS_THRUST_CUDA = 1 or 0.
+# A lesson's body (BODY: kernels, steppers, launches, registration) lives once, in
+# lessons/NN_topic/. The part the learner writes (LEARNER: one small file, or a few) exists twice:
+# as stubs in lessons/NN_topic/ and completed in solutions/NN_topic/. The body includes it with
+# angle brackets (`#include <interior.hpp>`), so the build decides which one: the body is compiled
+# once with lessons/NN_topic/ on the include path (the exercise) and once with solutions/NN_topic/
+# (the solution).
 #
-# For each VARIANT in exercise, solution it creates
-#   lessonNN_<variant>_impl   a static library from lessons/ or solutions/NN_TOPIC/SOURCE
-#   lessonNN_<variant>        the lesson's program (apps/lesson_main.cpp, the course's flags)
-#   test_lessonNN_<variant>   tests/test_lessonNN.cpp against that library, with CTest labels
-#                             lessonNN, <variant>, cpu|gpu
-# (thrust adds the suffix _cpu to the OpenMP-backend targets).
-set(GS_LESSONS_BUILT "" CACHE INTERNAL "")
-set(GS_SOLUTION_LIBRARIES "" CACHE INTERNAL "")
+# KIND cpu     C++; tests labelled cpu.
+# KIND cuda    CUDA (.cu); built only with CUDA; tests labelled gpu.
+# KIND thrust  C++ written against Thrust, built twice: with Thrust's OpenMP backend by the C++
+#              compiler (suffix _cpu, tests labelled cpu) and with its CUDA backend by nvcc (tests
+#              labelled gpu). The body sees GS_THRUST_CUDA = 1 or 0.
+# KIND hybrid  C++ with optional GPU parts: compiled by nvcc when CUDA is there (the body sees
+#              GS_HAVE_CUDA = 1), else by the C++ compiler (GS_HAVE_CUDA = 0); tests labelled cpu
+#              and gpu (GPU tests skip without a GPU).
+#
+# PROVIDES says what the body defines in namespace GS_LESSON_NAMESPACE (lessonNN, or lessonNN_cpu):
+#   implementations  std::vector<gs::Implementation> implementations(): steppers. The lesson's
+#                    program is apps/lesson_main.cpp; the solutions' steppers go into the registry
+#                    that gray_scott and gs_benchmark choose from.
+#   frame_loop       gs::FrameLoop frame_loop(): how frames get to the file. The program runs the
+#                    registry's steppers through it; the solution's is gray_scott's.
+#   program          int program(int argc, char** argv): a program of its own.
+# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers).
+#
+# For each build and each variant (exercise, solution) it creates
+#   lessonNN_<variant>[_cpu]_impl   the body compiled against that variant's learner file(s)
+#   lessonNN_<variant>[_cpu]        the lesson's program
+#   test_lessonNN_<variant>[_cpu]   tests/test_lessonNN.cpp against it, CTest labels lessonNN,
+#                                   <variant>, cpu and/or gpu
+# and the CTest test lessonNN[_cpu].exercise_fails (label selftest): the shipped exercise must
+# fail its suite (skipped where every test skips: no GPU). Where compute-sanitizer exists, GPU
+# builds also get lessonNN.sanitizer.<tool> tests (label sanitizer) on the solution's suite,
+# filtered to small grids (SANITIZER_FILTER, a gtest filter; default: the standard odd grids). Every build is
+# recorded in the GLOBAL property GS_LESSON_BUILDS; gs_write_lesson_files() (apps/) writes the
+# implementation registry and <build>/lessons.tsv, the list scripts read.
+include_guard(GLOBAL)
 
-function(_gs_lesson_targets number topic variant source kind suffix namespace)
+set_property(GLOBAL PROPERTY GS_LESSON_BUILDS "")
+set_property(GLOBAL PROPERTY GS_LESSONS_SKIPPED "")
+
+set(GS_EXPECT_FAILURE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsExpectFailure.cmake)
+set(GS_SANITIZE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsSanitize.cmake)
+set(GS_DEFAULT_SANITIZER_FILTER "*17x33*:*67x131_random*:*1x7*:*7x1*:*255x257_random*")
+find_program(GS_COMPUTE_SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin
+             DOC "compute-sanitizer, for the sanitizer tests of the GPU lessons")
+
+function(_gs_lesson_build number topic kind suffix body learner provides libraries
+         sanitizer_filter)
   set(lesson lesson${number})
-  set(target ${lesson}_${variant}${suffix})
-  if(variant STREQUAL "exercise")
-    set(folder ${PROJECT_SOURCE_DIR}/lessons/${number}_${topic})
+  set(build_id ${number}${suffix})
+  set(namespace ${lesson}${suffix})
+  set(body_dir ${PROJECT_SOURCE_DIR}/lessons/${number}_${topic})
+  if(kind STREQUAL "cpu" OR kind STREQUAL "thrust_cpu")
+    set(labels cpu)
+  elseif(kind STREQUAL "hybrid")
+    set(labels cpu gpu)
   else()
-    set(folder ${PROJECT_SOURCE_DIR}/solutions/${number}_${topic})
+    set(labels gpu)
   endif()
-  set(file ${folder}/${source})
 
-  if(kind STREQUAL "thrust_cuda")
+  set(source ${body_dir}/${body})
+  if(kind STREQUAL "thrust_cuda" OR (kind STREQUAL "hybrid" AND GS_HAVE_CUDA))
     # The same C++ file compiled by nvcc: a generated .cu that includes it.
-    set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/${target}.cu)
-    file(WRITE ${wrapper}.in "#include \"${file}\"\n")
-    configure_file(${wrapper}.in ${wrapper} COPYONLY)
-    set(file ${wrapper})
+    set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/${lesson}${suffix}_body.cu)
+    file(CONFIGURE OUTPUT ${wrapper} CONTENT "#include \"${source}\"\n")
+    set(source ${wrapper})
   endif()
 
-  add_library(${target}_impl STATIC ${file})
-  target_include_directories(${target}_impl PRIVATE ${folder})
-  target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${ARG_LIBRARIES})
-  set(labels ${lesson} ${variant})
-  if(kind STREQUAL "cpu")
-    list(APPEND labels cpu)
-    if(GS_NATIVE)
-      target_compile_options(${target}_impl PRIVATE -march=native)
+  foreach(variant exercise solution)
+    set(target ${lesson}_${variant}${suffix})
+    if(variant STREQUAL "exercise")
+      set(learner_dir ${body_dir})
+    else()
+      set(learner_dir ${PROJECT_SOURCE_DIR}/solutions/${number}_${topic})
     endif()
-  elseif(kind STREQUAL "thrust_cpu")
-    list(APPEND labels cpu)
-    target_include_directories(${target}_impl SYSTEM PRIVATE ${GS_THRUST_INCLUDE_DIR})
-    target_compile_definitions(${target}_impl PRIVATE GS_THRUST_CUDA=0
-      THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP)
-    target_link_libraries(${target}_impl PRIVATE OpenMP::OpenMP_CXX)
-  else()
-    list(APPEND labels gpu)
-    target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
-    if(kind STREQUAL "thrust_cuda")
+
+    add_library(${target}_impl STATIC ${source})
+    target_include_directories(${target}_impl PRIVATE ${learner_dir})
+    target_compile_definitions(${target}_impl PRIVATE GS_LESSON_NAMESPACE=${namespace})
+    target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${libraries})
+    if(kind STREQUAL "cpu")
+      if(GS_NATIVE)
+        target_compile_options(${target}_impl PRIVATE -march=native)
+      endif()
+    elseif(kind STREQUAL "thrust_cpu")
+      target_compile_definitions(${target}_impl PRIVATE GS_THRUST_CUDA=0)
+      target_link_libraries(${target}_impl PRIVATE gs_thrust_omp)
+    elseif(kind STREQUAL "thrust_cuda")
       target_compile_definitions(${target}_impl PRIVATE GS_THRUST_CUDA=1)
-      target_compile_options(${target}_impl PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>)
+      target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
+    elseif(kind STREQUAL "cuda")
+      target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
+    elseif(kind STREQUAL "hybrid")
+      if(GS_HAVE_CUDA)
+        target_compile_definitions(${target}_impl PRIVATE GS_HAVE_CUDA=1)
+        target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
+      else()
+        target_compile_definitions(${target}_impl PRIVATE GS_HAVE_CUDA=0)
+      endif()
     endif()
-    set_target_properties(${target}_impl PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+
+    if(provides STREQUAL "implementations")
+      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_main.cpp)
+    elseif(provides STREQUAL "frame_loop")
+      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_frame_loop_main.cpp)
+    else()
+      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_program_main.cpp)
+    endif()
+    add_executable(${target} ${main})
+    target_compile_definitions(${target} PRIVATE GS_PROGRAM_NAME="${target}"
+                               GS_LESSON_NAMESPACE=${namespace})
+    target_link_libraries(${target} PRIVATE ${target}_impl gs_commit gs_warnings)
+    if(NOT provides STREQUAL "implementations")
+      target_link_libraries(${target} PRIVATE gs_registry)  # the solutions' steppers
+    endif()
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+
+    set(test_target test_${target})
+    add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/test_${lesson}.cpp)
+    target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace})
+    target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
+    if(NOT provides STREQUAL "implementations")
+      target_link_libraries(${test_target} PRIVATE gs_registry)
+    endif()
+    set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+      ${PROJECT_BINARY_DIR}/bin)
+    gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}."
+                      LABELS ${lesson} ${variant} ${labels})
+  endforeach()
+
+  # The test of the tests: the shipped exercise must fail its suite.
+  add_test(NAME ${lesson}${suffix}.exercise_fails
+           COMMAND ${CMAKE_COMMAND} -DTEST_PROGRAM=$<TARGET_FILE:test_${lesson}_exercise${suffix}>
+                   -P ${GS_EXPECT_FAILURE_SCRIPT})
+  set_tests_properties(${lesson}${suffix}.exercise_fails PROPERTIES
+    LABELS "selftest;${lesson};${labels}" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
+
+  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists.
+  if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels)
+    foreach(tool memcheck racecheck synccheck)
+      add_test(NAME ${lesson}${suffix}.sanitizer.${tool}
+               COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
+                       -DTEST_PROGRAM=$<TARGET_FILE:test_${lesson}_solution${suffix}>
+                       "-DFILTER=${sanitizer_filter}" -P ${GS_SANITIZE_SCRIPT})
+      set_tests_properties(${lesson}${suffix}.sanitizer.${tool} PROPERTIES
+        LABELS "sanitizer;${lesson};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 1800)
+    endforeach()
   endif()
 
-  add_executable(${target} ${PROJECT_SOURCE_DIR}/apps/lesson_main.cpp)
-  target_compile_definitions(${target} PRIVATE GS_LESSON_NAMESPACE=${namespace}
-    GS_PROGRAM_NAME="${target}")
-  target_link_libraries(${target} PRIVATE ${target}_impl gs_warnings)
-  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-
-  set(test_target test_${target})
-  add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/test_${lesson}.cpp)
-  target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace}
-    GS_LESSON_VARIANT="${variant}")
-  target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
-  set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
-    ${PROJECT_BINARY_DIR}/bin)
-  gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}." LABELS ${labels})
-
-  if(variant STREQUAL "solution")
-    set(GS_SOLUTION_LIBRARIES ${GS_SOLUTION_LIBRARIES} ${target}_impl CACHE INTERNAL "")
-  endif()
+  string(REPLACE ";" " " learner_list "${learner}")
+  string(REPLACE ";" "," label_list "${labels}")
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_BUILDS ${build_id})
+  set_property(GLOBAL PROPERTY GS_BUILD_${build_id}
+    "${number}|${topic}|${suffix}|${namespace}|${kind}|${provides}|${learner_list}|${label_list}")
 endfunction()
 
 function(gs_add_lesson)
-  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;SOURCE;KIND" "LIBRARIES" ${ARGN})
-  set(builds "")
-  if(ARG_KIND STREQUAL "cpu")
-    list(APPEND builds "cpu;;lesson${ARG_NUMBER}")
+  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;KIND;BODY;PROVIDES;SANITIZER_FILTER"
+                        "LEARNER;LIBRARIES" ${ARGN})
+  foreach(required NUMBER TOPIC KIND BODY LEARNER)
+    if(NOT ARG_${required})
+      message(FATAL_ERROR "gs_add_lesson: ${required} is required")
+    endif()
+  endforeach()
+  if(NOT ARG_PROVIDES)
+    set(ARG_PROVIDES implementations)
+  endif()
+  if(NOT ARG_PROVIDES MATCHES "^(implementations|frame_loop|program)$")
+    message(FATAL_ERROR "gs_add_lesson: PROVIDES must be implementations, frame_loop or program")
+  endif()
+  set(folder ${ARG_NUMBER}_${ARG_TOPIC})
+  foreach(file IN LISTS ARG_LEARNER)
+    foreach(dir lessons solutions)
+      if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${dir}/${folder}/${file})
+        message(FATAL_ERROR "gs_add_lesson: ${dir}/${folder}/${file} is missing (the learner's "
+                            "file exists in lessons/ as stubs and in solutions/ completed)")
+      endif()
+    endforeach()
+  endforeach()
+
+  if(NOT ARG_SANITIZER_FILTER)
+    set(ARG_SANITIZER_FILTER "${GS_DEFAULT_SANITIZER_FILTER}")
+  endif()
+  # A build left out: recorded with the reason and the learner's files (lessons.tsv).
+  macro(_gs_skip id reason)
+    string(REPLACE ";" " " skipped_learner "${ARG_LEARNER}")
+    set_property(GLOBAL APPEND PROPERTY GS_LESSONS_SKIPPED
+                 "${id}|${ARG_TOPIC}|${reason}|${skipped_learner}")
+  endmacro()
+  # One build of the lesson: its kind and its suffix ("" or _cpu).
+  macro(_gs_build kind suffix)
+    _gs_lesson_build(${ARG_NUMBER} ${ARG_TOPIC} ${kind} "${suffix}" "${ARG_BODY}" "${ARG_LEARNER}"
+                     ${ARG_PROVIDES} "${ARG_LIBRARIES}" "${ARG_SANITIZER_FILTER}")
+  endmacro()
+  if(ARG_KIND STREQUAL "cpu" OR ARG_KIND STREQUAL "hybrid")
+    _gs_build(${ARG_KIND} "")
   elseif(ARG_KIND STREQUAL "cuda")
     if(GS_HAVE_CUDA)
-      list(APPEND builds "cuda;;lesson${ARG_NUMBER}")
+      _gs_build(cuda "")
+    else()
+      _gs_skip("${ARG_NUMBER}" "no CUDA compiler")
     endif()
   elseif(ARG_KIND STREQUAL "thrust")
-    if(GS_THRUST_INCLUDE_DIR)
-      list(APPEND builds "thrust_cpu;_cpu;lesson${ARG_NUMBER}_cpu")
+    if(TARGET gs_thrust_omp)
+      _gs_build(thrust_cpu _cpu)
+    else()
+      _gs_skip("${ARG_NUMBER}_cpu" "no Thrust (install libthrust-dev)")
     endif()
     if(GS_HAVE_CUDA)
-      list(APPEND builds "thrust_cuda;;lesson${ARG_NUMBER}")
+      _gs_build(thrust_cuda "")
+    else()
+      _gs_skip("${ARG_NUMBER}" "no CUDA compiler")
     endif()
   else()
-    message(FATAL_ERROR "gs_add_lesson: KIND must be cpu, cuda or thrust (got '${ARG_KIND}')")
+    message(FATAL_ERROR "gs_add_lesson: KIND must be cpu, cuda, thrust or hybrid (got '${ARG_KIND}')")
   endif()
-  # Each entry is "kind;suffix;namespace" flattened: walk it three at a time.
-  list(LENGTH builds count)
-  if(count EQUAL 0)
-    return()
-  endif()
-  math(EXPR last "${count} - 1")
-  foreach(i RANGE 0 ${last} 3)
-    math(EXPR j "${i} + 1")
-    math(EXPR k "${i} + 2")
-    list(GET builds ${i} kind)
-    list(GET builds ${j} suffix)
-    list(GET builds ${k} namespace)
-    foreach(variant exercise solution)
-      _gs_lesson_targets(${ARG_NUMBER} ${ARG_TOPIC} ${variant} ${ARG_SOURCE} ${kind}
-                         "${suffix}" ${namespace})
-    endforeach()
-    set(GS_LESSONS_BUILT ${GS_LESSONS_BUILT} "${ARG_NUMBER}${suffix}" CACHE INTERNAL "")
+endfunction()
+
+# Every lesson folder lessons/NN_topic/ with a CMakeLists.txt, in the course's order.
+function(gs_add_lesson_folders)
+  file(GLOB folders LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
+       ${CMAKE_CURRENT_SOURCE_DIR}/[0-9][0-9]_*)
+  list(SORT folders)
+  foreach(folder IN LISTS folders)
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/CMakeLists.txt)
+      add_subdirectory(${folder})
+    endif()
   endforeach()
+endfunction()
+
+# The lesson builds that registered steppers, fastest first: GPU builds by descending lesson
+# number, then CPU lessons by descending number, then CPU ports of GPU lessons (Thrust's OpenMP
+# backend), which are there to compare backends, not to be the fastest CPU path.
+function(_gs_registry_order out_var)
+  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+  set(gpu "")
+  set(cpu "")
+  set(ports "")
+  foreach(id IN LISTS builds)
+    get_property(record GLOBAL PROPERTY GS_BUILD_${id})
+    string(REPLACE "|" ";" fields "${record}")
+    list(GET fields 4 kind)
+    list(GET fields 5 provides)
+    if(NOT provides STREQUAL "implementations")
+      continue()
+    endif()
+    if(kind STREQUAL "cuda" OR kind STREQUAL "thrust_cuda")
+      list(APPEND gpu ${id})
+    elseif(kind STREQUAL "thrust_cpu")
+      list(APPEND ports ${id})
+    else()
+      list(APPEND cpu ${id})
+    endif()
+  endforeach()
+  foreach(group gpu cpu ports)
+    list(SORT ${group})
+    list(REVERSE ${group})
+  endforeach()
+  set(${out_var} ${gpu} ${cpu} ${ports} PARENT_SCOPE)
+endfunction()
+
+function(_gs_build_field id index out_var)
+  get_property(record GLOBAL PROPERTY GS_BUILD_${id})
+  string(REPLACE "|" ";" fields "${record}")
+  list(GET fields ${index} value)
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
+
+# Writes, once every lesson is added:
+#  - the library gs_registry: gs::all_implementations(), every solution's steppers, fastest
+#    first, then the reference; and the library gs_best_frame_loop: gs::best_frame_loop(), lesson
+#    07's solution when built, else the synchronous loop of common/ (both by file(GENERATE));
+#  - <build>/lessons.tsv: one line per lesson build (and per lesson left out, with the reason),
+#    tab-separated, with a header: what scripts/grade.sh, scripts/gpu_check.sh and CI read.
+function(gs_write_lesson_files)
+  _gs_registry_order(ordered)
+  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+  set(declarations "")
+  set(calls "")
+  set(libraries "")
+  foreach(id IN LISTS ordered)
+    _gs_build_field(${id} 3 namespace)
+    string(APPEND declarations
+      "namespace ${namespace} {\nstd::vector<gs::Implementation> implementations();\n}\n")
+    string(APPEND calls "  add(${namespace}::implementations());\n")
+    list(APPEND libraries ${namespace}_impl)
+  endforeach()
+  set(loop_declaration "")
+  set(loop_call "  return run_simulation;\n")
+  foreach(id IN LISTS builds)
+    _gs_build_field(${id} 5 provides)
+    if(provides STREQUAL "frame_loop")
+      _gs_build_field(${id} 3 namespace)
+      set(loop_declaration "namespace ${namespace} {\ngs::FrameLoop frame_loop();\n}\n")
+      set(loop_call "  return ${namespace}::frame_loop();\n")
+      list(APPEND libraries ${namespace}_impl)
+    endif()
+  endforeach()
+  # The implementation libraries are named <namespace>_impl for the exercise; the registry links
+  # the solutions: lesson01 -> lesson01_solution_impl, lesson03_cpu -> lesson03_solution_cpu_impl.
+  set(solution_libraries "")
+  foreach(library IN LISTS libraries)
+    if(library MATCHES "^(lesson[0-9]+)_cpu_impl$")
+      list(APPEND solution_libraries ${CMAKE_MATCH_1}_solution_cpu_impl)
+    else()
+      string(REGEX REPLACE "_impl$" "_solution_impl" library ${library})
+      list(APPEND solution_libraries ${library})
+    endif()
+  endforeach()
+
+  set(implementation_libraries ${solution_libraries})
+  set(loop_libraries "")
+  if(loop_declaration)
+    list(POP_BACK implementation_libraries loop_libraries)
+  endif()
+
+  set(registry ${PROJECT_BINARY_DIR}/generated/registry.cpp)
+  file(GENERATE OUTPUT ${registry} CONTENT
+"// Generated by gs_write_lesson_files() (cmake/GsLesson.cmake) from the lessons of this build.
+#include \"registry.hpp\"
+
+${declarations}
+namespace gs {
+
+std::vector<Implementation> all_implementations() {
+  std::vector<Implementation> all;
+  [[maybe_unused]] auto add = [&all](std::vector<Implementation> more) {
+    for (Implementation& impl : more) all.push_back(std::move(impl));
+  };
+${calls}  all.push_back(reference_implementation());
+  return all;
+}
+
+}  // namespace gs
+")
+  add_library(gs_registry STATIC ${registry})
+  target_include_directories(gs_registry PUBLIC ${PROJECT_SOURCE_DIR}/apps)
+  target_link_libraries(gs_registry PUBLIC gs_common ${implementation_libraries}
+                        PRIVATE gs_warnings)
+
+  # A library of its own, so that lesson 07's exercise program (which links gs_registry and its
+  # own frame loop) never sees the solution's.
+  set(frame_loop ${PROJECT_BINARY_DIR}/generated/best_frame_loop.cpp)
+  file(GENERATE OUTPUT ${frame_loop} CONTENT
+"// Generated by gs_write_lesson_files() (cmake/GsLesson.cmake) from the lessons of this build.
+#include \"registry.hpp\"
+
+${loop_declaration}
+namespace gs {
+
+FrameLoop best_frame_loop() {
+${loop_call}}
+
+}  // namespace gs
+")
+  add_library(gs_best_frame_loop STATIC ${frame_loop})
+  target_include_directories(gs_best_frame_loop PUBLIC ${PROJECT_SOURCE_DIR}/apps)
+  target_link_libraries(gs_best_frame_loop PUBLIC gs_common ${loop_libraries} PRIVATE gs_warnings)
+
+  # lessons.tsv
+  set(tsv "lesson\tbuild\ttopic\tkind\tlabels\tprovides\tlearner_files\texercise_program\tsolution_program\texercise_tests\tsolution_tests\tstatus\n")
+  foreach(id IN LISTS builds)
+    get_property(record GLOBAL PROPERTY GS_BUILD_${id})
+    string(REPLACE "|" ";" fields "${record}")
+    list(GET fields 0 number)
+    list(GET fields 1 topic)
+    list(GET fields 2 suffix)
+    list(GET fields 4 kind)
+    list(GET fields 5 provides)
+    list(GET fields 6 learner)
+    list(GET fields 7 labels)
+    set(files "")
+    string(REPLACE " " ";" learner "${learner}")
+    foreach(file IN LISTS learner)
+      list(APPEND files lessons/${number}_${topic}/${file})
+    endforeach()
+    string(REPLACE ";" " " files "${files}")
+    set(e lesson${number}_exercise${suffix})
+    set(s lesson${number}_solution${suffix})
+    string(APPEND tsv "${number}\t${id}\t${topic}\t${kind}\t${labels}\t${provides}\t${files}\t"
+      "$<TARGET_FILE:${e}>\t$<TARGET_FILE:${s}>\t$<TARGET_FILE:test_${e}>\t"
+      "$<TARGET_FILE:test_${s}>\tbuilt\n")
+  endforeach()
+  get_property(skipped GLOBAL PROPERTY GS_LESSONS_SKIPPED)
+  foreach(entry IN LISTS skipped)
+    string(REPLACE "|" ";" fields "${entry}")
+    list(GET fields 0 id)
+    list(GET fields 1 topic)
+    list(GET fields 2 reason)
+    list(GET fields 3 learner)
+    string(SUBSTRING ${id} 0 2 number)
+    set(files "")
+    string(REPLACE " " ";" learner "${learner}")
+    foreach(file IN LISTS learner)
+      list(APPEND files lessons/${number}_${topic}/${file})
+    endforeach()
+    string(REPLACE ";" " " files "${files}")
+    string(APPEND tsv "${number}\t${id}\t${topic}\t-\t-\t-\t${files}\t-\t-\t-\t-\tnot built: ${reason}\n")
+  endforeach()
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/lessons.tsv CONTENT "${tsv}")
 endfunction()

@@ -26,7 +26,7 @@ gs::Params small_params(const std::string& path) {
   params.cols = 7;
   params.frames = 3;
   params.steps_per_frame = 4;
-  params.kill_rate = 0.06f;
+  params.rates.kill = 0.06f;
   params.output = path;
   return params;
 }
@@ -53,8 +53,8 @@ TEST(Hdf5, RoundTripKeepsFramesAndAttributes) {
   EXPECT_EQ(reader.info().cols, 7);
   EXPECT_EQ(reader.info().implementation, "unit-test");
   EXPECT_EQ(reader.info().params.steps_per_frame, 4);
-  EXPECT_FLOAT_EQ(reader.info().params.kill_rate, 0.06f);
-  EXPECT_FLOAT_EQ(reader.info().params.diffusion_v, 0.05f);
+  EXPECT_FLOAT_EQ(reader.info().params.rates.kill, 0.06f);
+  EXPECT_FLOAT_EQ(reader.info().params.rates.diffusion_v, 0.05f);
   for (int f = 0; f < 3; ++f) EXPECT_EQ(reader.read_frame(f), frame_values(params, f));
   EXPECT_THROW(reader.read_frame(3), gs::OutputError);
 }

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <new>
 
-#include "gs/lessons.hpp"
 #include "lesson_suite.hpp"
 
 // Counts every allocation of this test program: what heaptrack shows in the lesson, as a test.
@@ -23,19 +22,16 @@ void operator delete(void* memory, std::size_t) noexcept {
   std::free(memory);
 }
 
-GS_LESSON_SUITE(lesson01::implementations());
+GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
 namespace {
 
 long allocations_during_advance(const char* name, int steps) {
-  const std::vector<gs::Implementation> all = lesson01::implementations();
+  const std::vector<gs::Implementation> all = GS_LESSON_NAMESPACE::implementations();
   const gs::Implementation* impl = gs::find_implementation(all, name);
   if (impl == nullptr) return -1;
-  gs::Params params;
-  params.rows = 40;
-  params.cols = 60;
   auto stepper = impl->create();
-  stepper->load(gs::initial_state(40, 60), params);
+  stepper->load(gs::initial_state(40, 60), gs::Rates{});
   const long before = g_allocations.load();
   stepper->advance(steps);
   return g_allocations.load() - before;

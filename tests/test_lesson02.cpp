@@ -6,11 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "gs/lessons.hpp"
 #include "gs/reference.hpp"
 #include "lesson_suite.hpp"
 
-GS_LESSON_SUITE(lesson02::implementations());
+GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
+
+namespace GS_LESSON_NAMESPACE {
+// Defined by the lesson's body: how many OpenMP threads update_rows() (row_loop.hpp) puts to work
+// on `rows` rows when OpenMP may use `threads`.
+int threads_in_update_rows(int rows, int threads);
+}  // namespace GS_LESSON_NAMESPACE
 
 namespace {
 
@@ -30,14 +35,22 @@ class ThreadCount {
 };
 
 gs::State advance_with_threads(const gs::Implementation& impl, const gs::State& start,
-                               const gs::Params& params, int steps, int threads) {
+                               const gs::Rates& rates, int steps, int threads) {
   const ThreadCount scoped(threads);
   auto stepper = impl.create();
-  return gs::test::run_stepper(*stepper, start, params, {steps});
+  return gs::test::run_stepper(*stepper, start, rates, {steps});
+}
+
+// The row loop must really share the rows among threads: a serial loop gives the same numbers,
+// so only this test tells that the `parallel for` is missing.
+TEST(Lesson02Threads, UpdateRowsSharesTheRowsAmongThreads) {
+  EXPECT_EQ(GS_LESSON_NAMESPACE::threads_in_update_rows(64, 2), 2)
+      << "update_rows() ran every row on one thread: the rows are not shared among threads";
+  EXPECT_EQ(GS_LESSON_NAMESPACE::threads_in_update_rows(64, 3), 3);
 }
 
 TEST(Lesson02Threads, FastestFirst) {
-  const std::vector<gs::Implementation> all = lesson02::implementations();
+  const std::vector<gs::Implementation> all = GS_LESSON_NAMESPACE::implementations();
   ASSERT_GE(all.size(), 2u);
   // docs/BENCHMARKS.md: the exercise's threaded loop beats the cache-blocked one on both of the
   // course's machines.
@@ -52,22 +65,20 @@ TEST(Lesson02Threads, SameNumbersWithOneTwoAndThreeThreads) {
   const int rows = 67;
   const int cols = 131;
   const int steps = 37;  // not a multiple of the blocked variant's 4 steps
-  gs::Params params;
-  params.rows = rows;
-  params.cols = cols;
+  const gs::Rates rates;
   const gs::State start = gs::random_state(rows, cols, 2026);
   gs::State expected = start;
-  gs::reference_advance(expected, params, steps);
+  gs::reference_advance(expected, rates, steps);
 
   int threaded = 0;
-  for (const gs::Implementation& impl : lesson02::implementations()) {
+  for (const gs::Implementation& impl : GS_LESSON_NAMESPACE::implementations()) {
     if (impl.name.find("-omp") == std::string::npos) continue;
     ++threaded;
-    const gs::State one = advance_with_threads(impl, start, params, steps, 1);
+    const gs::State one = advance_with_threads(impl, start, rates, steps, 1);
     EXPECT_TRUE(gs::test::states_match(one, expected, gs::test::kTolerance))
         << impl.name << ", 1 thread";
     for (int threads : {2, 3}) {
-      const gs::State many = advance_with_threads(impl, start, params, steps, threads);
+      const gs::State many = advance_with_threads(impl, start, rates, steps, threads);
       EXPECT_TRUE(gs::test::states_match(many, expected, gs::test::kTolerance))
           << impl.name << ", " << threads << " threads against the reference";
       EXPECT_TRUE(gs::test::states_match(many, one, gs::test::kTolerance))

@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "gs/lessons.hpp"
-#include "gs/program.hpp"
 #include "gs/reference.hpp"
 #include "lesson_suite.hpp"
 
@@ -28,13 +26,6 @@ std::string divergence_of(gs::Stepper& stepper, int steps) {
     return error.what();
   }
   return "";
-}
-
-gs::Params params_for(const gs::State& state) {
-  gs::Params params;
-  params.rows = state.rows;
-  params.cols = state.cols;
-  return params;
 }
 
 bool all_finite(const std::vector<float>& values) {
@@ -75,7 +66,7 @@ TEST_P(Lesson03Check, ReductionCountsNonFiniteValuesAndSummarizesTheRest) {
   ASSERT_EQ(finite, state.size() - 3);
 
   auto stepper = make();
-  stepper->load(state, params_for(state));
+  stepper->load(state, gs::Rates{});
   const std::string message = divergence_of(*stepper, 0);
   ASSERT_NE(message, "") << "a state with NaN and infinities in v did not stop the run";
   EXPECT_NE(message.find("the simulation diverged at frame 1: 3 of 8777 values of v are not "
@@ -96,21 +87,21 @@ TEST_P(Lesson03Check, ReductionCountsNonFiniteValuesAndSummarizesTheRest) {
 // (frames are advance() calls, counted from 1).
 TEST_P(Lesson03Check, StopsADivergingRunAtTheFrameItDiverged) {
   const gs::State start = gs::random_state(33, 17, 41);
-  gs::Params params = params_for(start);
-  params.feed_rate = 50.0f;
+  gs::Rates rates;
+  rates.feed = 50.0f;
   constexpr int kStepsPerFrame = 3;
   constexpr int kMaxFrames = 30;
 
   gs::State expected = start;
   int diverged_frame = 0;
   for (int frame = 1; frame <= kMaxFrames && diverged_frame == 0; ++frame) {
-    gs::reference_advance(expected, params, kStepsPerFrame);
+    gs::reference_advance(expected, rates, kStepsPerFrame);
     if (!all_finite(expected.v)) diverged_frame = frame;
   }
   ASSERT_GT(diverged_frame, 1) << "the test needs a run that stays finite for a frame or more";
 
   auto stepper = make();
-  stepper->load(start, params);
+  stepper->load(start, rates);
   int calls = 0;
   std::string message;
   while (message.empty() && calls < kMaxFrames) {
@@ -127,16 +118,16 @@ TEST_P(Lesson03Check, StopsADivergingRunAtTheFrameItDiverged) {
 // A stable run must never be stopped, and its frames still match the reference.
 TEST_P(Lesson03Check, AStableRunIsNeverStopped) {
   const gs::State start = gs::initial_state(64, 96);
-  const gs::Params params = params_for(start);
+  const gs::Rates rates;
   auto stepper = make();
-  stepper->load(start, params);
+  stepper->load(start, rates);
   for (int frame = 1; frame <= 12; ++frame) {
     ASSERT_EQ(divergence_of(*stepper, 4), "") << "frame " << frame;
   }
   gs::State got;
   stepper->fetch(got);
   gs::State expected = start;
-  gs::reference_advance(expected, params, 12 * 4);
+  gs::reference_advance(expected, rates, 12 * 4);
   EXPECT_TRUE(gs::test::states_match(got, expected, gs::test::kTolerance));
 }
 
@@ -144,13 +135,13 @@ TEST_P(Lesson03Check, AStableRunIsNeverStopped) {
 TEST_P(Lesson03Check, LoadRestartsTheFrameCount) {
   const gs::State finite = gs::random_state(9, 11, 51);
   auto stepper = make();
-  stepper->load(finite, params_for(finite));
+  stepper->load(finite, gs::Rates{});
   ASSERT_EQ(divergence_of(*stepper, 2), "");
   ASSERT_EQ(divergence_of(*stepper, 2), "");
 
   gs::State broken = finite;
   broken.v[40] = std::numeric_limits<float>::quiet_NaN();
-  stepper->load(broken, params_for(broken));
+  stepper->load(broken, gs::Rates{});
   const std::string message = divergence_of(*stepper, 0);
   EXPECT_NE(message.find("diverged at frame 1: 1 of 99 values"), std::string::npos)
       << (message.empty() ? "no Diverged for a NaN in v" : message);

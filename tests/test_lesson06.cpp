@@ -12,22 +12,21 @@
 #include <tuple>
 #include <vector>
 
-#include "gs/lessons.hpp"
 #include "gs/reference.hpp"
 #include "lesson_suite.hpp"
 
-GS_LESSON_SUITE(lesson06::implementations());
+GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
 namespace {
 
-// Steps per launch of the temporal implementations (solutions/06_fused_stencil/stencil.cu).
+// Steps per launch of the temporal implementations (cell_update.cuh, kStepsPerLaunch).
 int steps_per_launch(const std::string& name) {
   if (name == "l06-temporal" || name == "l06-temporal-launches") return 4;
   return 1;
 }
 
 const gs::Implementation& implementation(const std::string& name) {
-  static const std::vector<gs::Implementation> all = lesson06::implementations();
+  static const std::vector<gs::Implementation> all = GS_LESSON_NAMESPACE::implementations();
   const gs::Implementation* found = gs::find_implementation(all, name);
   if (found == nullptr) throw std::runtime_error("lesson 06 has no implementation " + name);
   return *found;
@@ -37,15 +36,12 @@ const gs::Implementation& implementation(const std::string& name) {
 // into a NaN-poisoned state, so unwritten cells show).
 gs::State run(const std::string& name, const gs::State& start, const std::vector<int>& calls) {
   auto stepper = implementation(name).create();
-  return gs::test::run_stepper(*stepper, start, gs::test::params_for(start), calls);
+  return gs::test::run_stepper(*stepper, start, gs::Rates{}, calls);
 }
 
 gs::State reference(const gs::State& start, int steps) {
-  gs::Params params;
-  params.rows = start.rows;
-  params.cols = start.cols;
   gs::State expected = start;
-  gs::reference_advance(expected, params, steps);
+  gs::reference_advance(expected, gs::Rates{}, steps);
   return expected;
 }
 
@@ -99,21 +95,17 @@ TEST_P(Lesson06StepCounts, SecondLoadStartsAfresh) {
   const Grid grid = std::get<1>(GetParam());
   const gs::State first = gs::random_state(grid.rows, grid.cols, grid.seed + 2);
   const gs::State second = gs::random_state(grid.rows + 3, grid.cols - 5, grid.seed + 3);
-  gs::Params params;
-  params.rows = first.rows;
-  params.cols = first.cols;
+  gs::Rates rates;
   auto stepper = implementation(name).create();
-  stepper->load(first, params);
+  stepper->load(first, rates);
   stepper->advance(32);
-  params.rows = second.rows;
-  params.cols = second.cols;
-  params.feed_rate = 0.03f;  // new rates too
-  stepper->load(second, params);
+  rates.feed = 0.03f;  // new rates too
+  stepper->load(second, rates);
   stepper->advance(32);
   gs::State got = gs::test::poisoned_state(second.rows, second.cols);
   stepper->fetch(got);
   gs::State expected = second;
-  gs::reference_advance(expected, params, 32);
+  gs::reference_advance(expected, rates, 32);
   EXPECT_TRUE(gs::test::states_match(got, expected, gs::test::kTolerance));
 }
 

@@ -23,11 +23,12 @@ TEST(Params, DefaultsAreTheOfficialBenchmark) {
   EXPECT_EQ(p.frames, 1000);
   EXPECT_EQ(p.steps_per_frame, 32);
   EXPECT_EQ(p.output, "output.h5");
-  EXPECT_FLOAT_EQ(p.kill_rate, 0.054f);
-  EXPECT_FLOAT_EQ(p.feed_rate, 0.014f);
-  EXPECT_FLOAT_EQ(p.dt, 1.0f);
-  EXPECT_FLOAT_EQ(p.diffusion_u, 0.1f);
-  EXPECT_FLOAT_EQ(p.diffusion_v, 0.05f);
+  EXPECT_FLOAT_EQ(p.rates.kill, 0.054f);
+  EXPECT_FLOAT_EQ(p.rates.feed, 0.014f);
+  EXPECT_FLOAT_EQ(p.rates.dt, 1.0f);
+  EXPECT_FLOAT_EQ(p.rates.diffusion_u, 0.1f);
+  EXPECT_FLOAT_EQ(p.rates.diffusion_v, 0.05f);
+  EXPECT_TRUE(gs::is_unit_stencil(p.rates.weights));
   EXPECT_EQ(p.total_steps(), 32000);
   EXPECT_EQ(p.output_bytes(), 8294400000LL);
   EXPECT_TRUE(gs::find_problems(p).empty()) << problems_of(p);
@@ -58,15 +59,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"negative cols", [](gs::Params& p) { p.cols = -3; }, "-c/--nbcol"},
         BadInput{"zero frames", [](gs::Params& p) { p.frames = 0; }, "-n/--nbimage"},
         BadInput{"zero steps", [](gs::Params& p) { p.steps_per_frame = 0; }, "-e/--nbextrastep"},
-        BadInput{"zero kill", [](gs::Params& p) { p.kill_rate = 0.0f; }, "-k/--killrate"},
-        BadInput{"negative feed", [](gs::Params& p) { p.feed_rate = -0.01f; }, "-f/--feedrate"},
-        BadInput{"NaN dt", [](gs::Params& p) { p.dt = std::nanf(""); }, "-t/--deltat"},
-        BadInput{"zero Du", [](gs::Params& p) { p.diffusion_u = 0.0f; }, "-u/--diffusion-u"},
-        BadInput{"infinite Dv",
-                 [](gs::Params& p) { p.diffusion_v = std::numeric_limits<float>::infinity(); },
-                 "-v/--diffusion-v"},
-        BadInput{"unstable dt", [](gs::Params& p) { p.dt = 2.0f; }, "unstable"},
-        BadInput{"unstable Du", [](gs::Params& p) { p.diffusion_u = 0.17f; }, "at most 1/6"},
+        BadInput{"zero kill", [](gs::Params& p) { p.rates.kill = 0.0f; }, "-k/--killrate"},
+        BadInput{"negative feed", [](gs::Params& p) { p.rates.feed = -0.01f; }, "-f/--feedrate"},
+        BadInput{"NaN dt", [](gs::Params& p) { p.rates.dt = std::nanf(""); }, "-t/--deltat"},
+        BadInput{"zero Du", [](gs::Params& p) { p.rates.diffusion_u = 0.0f; }, "-u/--diffusion-u"},
+        BadInput{
+            "infinite Dv",
+            [](gs::Params& p) { p.rates.diffusion_v = std::numeric_limits<float>::infinity(); },
+            "-v/--diffusion-v"},
+        BadInput{"unstable dt", [](gs::Params& p) { p.rates.dt = 2.0f; }, "unstable"},
+        BadInput{"unstable Du", [](gs::Params& p) { p.rates.diffusion_u = 0.17f; }, "at most 1/6"},
         BadInput{"too many cells", [](gs::Params& p) { p.rows = p.cols = 50000; },
                  "at most 2147483647 cells"},
         BadInput{"empty output", [](gs::Params& p) { p.output.clear(); }, "-o/--output"}),
@@ -78,10 +80,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Params, StabilityLimitIsInclusive) {
   gs::Params params;
-  params.dt = 1.0f;
-  params.diffusion_u = 1.0f / 6.0f;  // rounds just below 1/6 in float
+  params.rates.dt = 1.0f;
+  params.rates.diffusion_u = 1.0f / 6.0f;  // rounds just below 1/6 in float
   EXPECT_TRUE(gs::find_problems(params).empty()) << problems_of(params);
-  params.diffusion_u = 0.1667f;
+  params.rates.diffusion_u = 0.1667f;
   EXPECT_FALSE(gs::find_problems(params).empty());
 }
 
@@ -89,8 +91,20 @@ TEST(Params, AllProblemsAreReportedTogether) {
   gs::Params params;
   params.rows = 0;
   params.cols = 0;
-  params.dt = 5.0f;
+  params.rates.dt = 5.0f;
   EXPECT_EQ(gs::find_problems(params).size(), 3u) << problems_of(params);
+}
+
+// The size of the output saturates instead of overflowing a signed integer: a run that large is
+// refused by the disk-room check with its size, not by undefined behaviour.
+TEST(Params, OutputBytesSaturates) {
+  gs::Params params;
+  params.rows = 46340;
+  params.cols = 46340;
+  params.frames = 2147483647;
+  EXPECT_EQ(params.output_bytes(), std::numeric_limits<std::int64_t>::max());
+  params.frames = 2;
+  EXPECT_EQ(params.output_bytes(), std::int64_t{46340} * 46340 * 4 * 2);
 }
 
 }  // namespace

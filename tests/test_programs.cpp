@@ -71,12 +71,9 @@ TEST(GrayScott, SmallRunMatchesTheReferenceFrameByFrame) {
   ASSERT_EQ(reader.info().frames, 8);
   ASSERT_EQ(reader.info().rows, 96);
   ASSERT_EQ(reader.info().cols, 160);
-  gs::Params params;
-  params.rows = 96;
-  params.cols = 160;
   gs::State state = gs::initial_state(96, 160);
   for (int frame = 0; frame < 8; ++frame) {
-    gs::reference_advance(state, params, 32);
+    gs::reference_advance(state, gs::Rates{}, 32);
     const std::vector<float> v = reader.read_frame(frame);
     EXPECT_TRUE(
         gs::test::fields_match("v", 96, 160, v.data(), state.v.data(), gs::test::kTolerance))

@@ -9,16 +9,9 @@
 
 namespace {
 
-gs::Params params_for(int rows, int cols) {
-  gs::Params params;
-  params.rows = rows;
-  params.cols = cols;
-  return params;
-}
-
 gs::State one_step(const gs::State& start) {
   gs::State state = start;
-  gs::reference_advance(state, params_for(start.rows, start.cols), 1);
+  gs::reference_advance(state, gs::Rates{}, 1);
   return state;
 }
 
@@ -66,7 +59,7 @@ TEST(Reference, OneCellHasOnlyReaction) {
 
 TEST(Reference, UniformUOneVZeroIsAFixedPoint) {
   gs::State state(9, 14, 1.0f, 0.0f);
-  gs::reference_advance(state, params_for(9, 14), 50);
+  gs::reference_advance(state, gs::Rates{}, 50);
   for (const float u : state.u) ASSERT_EQ(u, 1.0f);
   for (const float v : state.v) ASSERT_EQ(v, 0.0f);
 }
@@ -80,7 +73,7 @@ TEST(Reference, CentredSeedStaysSymmetricFor100Steps) {
       state.v[state.index(r, c)] = 1.0f;
     }
   }
-  gs::reference_advance(state, params_for(n, n), 100);
+  gs::reference_advance(state, gs::Rates{}, 100);
   double worst = 0.0;
   for (int r = 0; r < n; ++r) {
     for (int c = 0; c < n; ++c) {
@@ -97,16 +90,16 @@ TEST(Reference, CentredSeedStaysSymmetricFor100Steps) {
 
 TEST(Reference, AgreesWithDoublePrecisionOver200Steps) {
   const int rows = 41, cols = 53, steps = 200;
-  const gs::Params params = params_for(rows, cols);
+  const gs::Rates rates;
   gs::State single = gs::initial_state(rows, cols);
   std::vector<double> u(single.u.begin(), single.u.end()), v(single.v.begin(), single.v.end());
   std::vector<double> u_next(u.size()), v_next(v.size());
   for (int step = 0; step < steps; ++step) {
-    gs::reference_step(rows, cols, u.data(), v.data(), u_next.data(), v_next.data(), params);
+    gs::reference_step(rows, cols, u.data(), v.data(), u_next.data(), v_next.data(), rates);
     std::swap(u, u_next);
     std::swap(v, v_next);
   }
-  gs::reference_advance(single, params, steps);
+  gs::reference_advance(single, rates, steps);
   double error = 0.0, norm = 0.0;
   for (std::size_t i = 0; i < v.size(); ++i) {
     error += (single.v[i] - v[i]) * (single.v[i] - v[i]);
@@ -117,41 +110,40 @@ TEST(Reference, AgreesWithDoublePrecisionOver200Steps) {
   EXPECT_GT(norm, 1.0) << "the seed must still be there";
 }
 
-// The weighted oracle of the generic kernels (lessons 04, 05) must itself be right: with unit
+// The weighted oracle of the generic kernels (lessons 01, 04, 05) must itself be right: with unit
 // weights it is the reference, its centre weight changes nothing, and each of the eight other
 // weights reaches exactly its own neighbour.
 TEST(ReferenceWeighted, UnitWeightsGiveTheReference) {
   const gs::State start = gs::random_state(17, 33, 5);
-  const gs::Params params = params_for(start.rows, start.cols);
   gs::State expected = start;
-  gs::reference_advance(expected, params, 20);
+  gs::reference_advance(expected, gs::Rates{}, 20);
   gs::State got = start;
-  gs::reference_advance_weighted(got, params, gs::kUnitStencilWeights, 20);
+  gs::reference_advance_in_double(got, gs::Rates{}, 20);
   EXPECT_TRUE(gs::test::states_match(got, expected, 1e-5));
 }
 
 TEST(ReferenceWeighted, CentreWeightIsIgnored) {
   const gs::State start = gs::random_state(9, 7, 6);
-  const gs::Params params = params_for(start.rows, start.cols);
   gs::StencilWeights heavy_centre = gs::test::kSkewedWeights;
-  heavy_centre[4] = 100.0f;
+  heavy_centre.w[1][1] = 100.0f;
   gs::State expected = start;
-  gs::reference_advance_weighted(expected, params, gs::test::kSkewedWeights, 3);
+  gs::reference_advance_in_double(expected, gs::test::rates_with(gs::test::kSkewedWeights), 3);
   gs::State got = start;
-  gs::reference_advance_weighted(got, params, heavy_centre, 3);
+  gs::reference_advance_in_double(got, gs::test::rates_with(heavy_centre), 3);
   EXPECT_TRUE(gs::test::states_match(got, expected, 0.0));
 }
 
-// The table the GPU lessons put in constant memory: row by row, and the eight off-centre weights
-// summed without the centre.
-TEST(ReferenceWeighted, WeightTableKeepsRowsAndLeavesOutTheCentre) {
-  const gs::WeightTable table = gs::weight_table(gs::test::kSkewedWeights);
-  EXPECT_EQ(table.weights[0][2], 0.25f);
-  EXPECT_EQ(table.weights[2][0], 0.75f);
-  EXPECT_EQ(table.weights[1][1], 7.00f);
-  EXPECT_FLOAT_EQ(table.interior_weight_sum,
+// The sums the specialised and generic kernels rely on: the eight off-centre weights without the
+// centre, and what counts as the unit stencil (the centre weight does not matter).
+TEST(ReferenceWeighted, OffCentreSumAndUnitStencil) {
+  EXPECT_FLOAT_EQ(gs::off_centre_sum(gs::test::kSkewedWeights),
                   0.5f + 1.0f + 0.25f + 2.0f + 1.5f + 0.75f + 1.25f + 0.4f);
-  EXPECT_EQ(gs::weight_table(gs::kUnitStencilWeights).interior_weight_sum, 8.0f);
+  EXPECT_EQ(gs::off_centre_sum(gs::kUnitWeights), 8.0f);
+  EXPECT_TRUE(gs::is_unit_stencil(gs::kUnitWeights));
+  gs::StencilWeights centre_only = gs::kUnitWeights;
+  centre_only.w[1][1] = 5.0f;
+  EXPECT_TRUE(gs::is_unit_stencil(centre_only));
+  EXPECT_FALSE(gs::is_unit_stencil(gs::test::kSkewedWeights));
 }
 
 // A single u = 1 in the middle of a 3x3 grid of zeros (v = 0): after one step the neighbour at
@@ -160,15 +152,14 @@ TEST(ReferenceWeighted, WeightTableKeepsRowsAndLeavesOutTheCentre) {
 TEST(ReferenceWeighted, EachWeightReachesItsOwnNeighbour) {
   gs::State start(3, 3, 0.0f, 0.0f);
   start.u[start.index(1, 1)] = 1.0f;
-  const gs::Params params = params_for(3, 3);
+  const gs::Rates rates = gs::test::rates_with(gs::test::kSkewedWeights);
   gs::State next = start;
-  gs::reference_advance_weighted(next, params, gs::test::kSkewedWeights, 1);
+  gs::reference_advance_in_double(next, rates, 1);
   for (int dr = -1; dr <= 1; ++dr) {
     for (int dc = -1; dc <= 1; ++dc) {
       if (dr == 0 && dc == 0) continue;
-      const float weight = gs::test::kSkewedWeights[3 * (1 - dr) + (1 - dc)];
-      const double expected =
-          params.dt * params.diffusion_u * weight + params.dt * params.feed_rate;
+      const float weight = gs::test::kSkewedWeights.w[1 - dr][1 - dc];
+      const double expected = rates.dt * rates.diffusion_u * weight + rates.dt * rates.feed;
       EXPECT_NEAR(next.u[next.index(1 + dr, 1 + dc)], expected, 1e-6)
           << "neighbour at offset (" << dr << ", " << dc << ")";
     }

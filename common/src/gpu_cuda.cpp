@@ -10,6 +10,25 @@
 #include "gs/gpu.hpp"
 
 namespace gs {
+namespace {
+
+// Two CUDA events that destroy themselves (a throw between creation and use leaks nothing).
+struct EventPair {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  EventPair() {
+    GS_CUDA_CHECK(cudaEventCreate(&start));
+    GS_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+}  // namespace
 
 const GpuStatus& gpu_status() {
   static const GpuStatus status = [] {
@@ -42,32 +61,25 @@ const GpuStatus& gpu_status() {
 double measured_copy_bandwidth() {
   static const double bandwidth = []() -> double {
     if (!gpu_status().available) return 0.0;
-    const std::size_t bytes = std::size_t{256} << 20;
-    void* source = nullptr;
-    void* target = nullptr;
-    cudaEvent_t start{}, stop{};
-    GS_CUDA_CHECK(cudaMalloc(&source, bytes));
-    GS_CUDA_CHECK(cudaMalloc(&target, bytes));
-    GS_CUDA_CHECK(cudaMemset(source, 1, bytes));
-    GS_CUDA_CHECK(cudaEventCreate(&start));
-    GS_CUDA_CHECK(cudaEventCreate(&stop));
+    const std::size_t count = std::size_t{64} << 20;  // 256 MiB of floats
+    const std::size_t bytes = count * sizeof(float);
+    const DeviceFloats source = device_floats(count);
+    const DeviceFloats target = device_floats(count);
+    GS_CUDA_CHECK(cudaMemset(source.get(), 1, bytes));
+    EventPair events;
     std::vector<float> milliseconds;
     for (int repeat = 0; repeat < 12; ++repeat) {
-      GS_CUDA_CHECK(cudaEventRecord(start));
-      GS_CUDA_CHECK(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice));
-      GS_CUDA_CHECK(cudaEventRecord(stop));
-      GS_CUDA_CHECK(cudaEventSynchronize(stop));
+      GS_CUDA_CHECK(cudaEventRecord(events.start));
+      GS_CUDA_CHECK(cudaMemcpy(target.get(), source.get(), bytes, cudaMemcpyDeviceToDevice));
+      GS_CUDA_CHECK(cudaEventRecord(events.stop));
+      GS_CUDA_CHECK(cudaEventSynchronize(events.stop));
       float ms = 0.0f;
-      GS_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      GS_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
       if (repeat >= 2) milliseconds.push_back(ms);  // the first copies warm up
     }
     std::nth_element(milliseconds.begin(), milliseconds.begin() + milliseconds.size() / 2,
                      milliseconds.end());
     const double median_seconds = milliseconds[milliseconds.size() / 2] * 1e-3;
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaFree(source);
-    cudaFree(target);
     return 2.0 * static_cast<double>(bytes) / median_seconds;
   }();
   return bandwidth;

@@ -1,13 +1,15 @@
 // HDF5 output through the C API. Every call is checked; HDF5's own error printing is turned
 // off so that the user sees one message that says what failed and where.
 #include "gs/hdf5_io.hpp"
-#include "gs/timing.hpp"
+#include "gs/report.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -84,6 +86,27 @@ std::string read_string_attribute(hid_t object, const char* name) {
   return value;
 }
 
+// fsync of a closed file: reopened read-only, flushed, closed.
+void flush_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  errno = 0;
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string reason = system_error_text();
+    if (fd >= 0) ::close(fd);
+    throw OutputError("flushing '" + path + "' to the disk failed" + reason);
+  }
+  ::close(fd);
+}
+
+// fsync of the directory that holds path: makes the rename itself durable.
+void flush_directory_of(const std::string& path) {
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // nothing more can be done; the file itself is flushed
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 void check_output_path(const std::string& path, std::int64_t bytes) {
@@ -156,8 +179,9 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
     const int ints[4] = {params.rows, params.cols, params.frames, params.steps_per_frame};
     const char* int_names[4] = {"nbrow", "nbcol", "nbimage", "nbextrastep"};
     for (int i = 0; i < 4; ++i) write_attribute(dataset_, int_names[i], H5T_NATIVE_INT, &ints[i]);
-    const float floats[5] = {params.kill_rate, params.feed_rate, params.dt, params.diffusion_u,
-                             params.diffusion_v};
+    const Rates& rates = params.rates;
+    const float floats[5] = {rates.kill, rates.feed, rates.dt, rates.diffusion_u,
+                             rates.diffusion_v};
     const char* float_names[5] = {"killrate", "feedrate", "deltat", "diffusion_u", "diffusion_v"};
     for (int i = 0; i < 5; ++i) {
       write_attribute(dataset_, float_names[i], H5T_NATIVE_FLOAT, &floats[i]);
@@ -204,7 +228,7 @@ void FrameWriter::write_frame(int index, const float* v) {
   bytes_written_ += std::int64_t{rows_} * cols_ * std::int64_t{sizeof(float)};
 }
 
-void FrameWriter::commit() {
+void FrameWriter::commit(bool flush_to_disk) {
   if (committed_) return;
   if (frames_written_ != frames_) {
     throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +
@@ -219,11 +243,25 @@ void FrameWriter::commit() {
     throw OutputError("closing '" + temporary_path_ + "' failed" + system_error_text() +
                       "; is the disk full?");
   }
+  if (flush_to_disk) {
+    // The data must be on the disk before the final name points at it: after a crash or a power
+    // loss the final name then holds either the old file or the complete new one.
+    const auto start = std::chrono::steady_clock::now();
+    flush_file(temporary_path_);
+    flush_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   std::error_code error;
   fs::rename(temporary_path_, path_, error);
   if (error) {
     throw OutputError("cannot rename '" + temporary_path_ + "' to '" + path_ +
                       "': " + error.message());
+  }
+  if (flush_to_disk) {
+    const auto start = std::chrono::steady_clock::now();
+    flush_directory_of(path_);
+    flush_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   committed_ = true;
 }
@@ -256,11 +294,11 @@ FrameReader::FrameReader(const std::string& path) {
   read_attribute(dataset_, "nbcol", H5T_NATIVE_INT, params.cols);
   read_attribute(dataset_, "nbimage", H5T_NATIVE_INT, params.frames);
   read_attribute(dataset_, "nbextrastep", H5T_NATIVE_INT, params.steps_per_frame);
-  read_attribute(dataset_, "killrate", H5T_NATIVE_FLOAT, params.kill_rate);
-  read_attribute(dataset_, "feedrate", H5T_NATIVE_FLOAT, params.feed_rate);
-  read_attribute(dataset_, "deltat", H5T_NATIVE_FLOAT, params.dt);
-  read_attribute(dataset_, "diffusion_u", H5T_NATIVE_FLOAT, params.diffusion_u);
-  read_attribute(dataset_, "diffusion_v", H5T_NATIVE_FLOAT, params.diffusion_v);
+  read_attribute(dataset_, "killrate", H5T_NATIVE_FLOAT, params.rates.kill);
+  read_attribute(dataset_, "feedrate", H5T_NATIVE_FLOAT, params.rates.feed);
+  read_attribute(dataset_, "deltat", H5T_NATIVE_FLOAT, params.rates.dt);
+  read_attribute(dataset_, "diffusion_u", H5T_NATIVE_FLOAT, params.rates.diffusion_u);
+  read_attribute(dataset_, "diffusion_v", H5T_NATIVE_FLOAT, params.rates.diffusion_v);
   params.output = path;
   info_.implementation = read_string_attribute(dataset_, "implementation");
 }

@@ -2,61 +2,22 @@
 #include "gs/program.hpp"
 
 #include <unistd.h>
-#include <CLI/CLI.hpp>
 
-#include <atomic>
+#include <CLI/CLI.hpp>
 #include <cmath>
-#include <csignal>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
-#include <optional>
 #include <thread>
 
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/state.hpp"
+#include "gs/timing.hpp"
 
 namespace gs {
 namespace {
-
-std::atomic<int> g_signal{0};
-
-extern "C" void remember_signal(int signal_number) {
-  g_signal.store(signal_number);
-}
-
-// SIGINT/SIGTERM end the run between two frames, so the writer can delete its partial file.
-// SIGXFSZ (a file-size limit, how the tests simulate a full disk) becomes an error from write().
-class SignalGuard {
- public:
-  SignalGuard() {
-    g_signal.store(0);
-    previous_int_ = std::signal(SIGINT, remember_signal);
-    previous_term_ = std::signal(SIGTERM, remember_signal);
-    previous_xfsz_ = std::signal(SIGXFSZ, SIG_IGN);
-  }
-  ~SignalGuard() {
-    std::signal(SIGINT, previous_int_);
-    std::signal(SIGTERM, previous_term_);
-    std::signal(SIGXFSZ, previous_xfsz_);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
- private:
-  void (*previous_int_)(int) = SIG_DFL;
-  void (*previous_term_)(int) = SIG_DFL;
-  void (*previous_xfsz_)(int) = SIG_DFL;
-};
-
-void throw_if_interrupted(int frame) {
-  if (const int signal_number = g_signal.load()) {
-    throw Interrupted("interrupted by signal " + std::to_string(signal_number) + " before frame " +
-                      std::to_string(frame + 1));
-  }
-}
 
 void require_finite(const float* v, std::size_t count, int frame) {
   for (std::size_t i = 0; i < count; ++i) {
@@ -68,16 +29,16 @@ void require_finite(const float* v, std::size_t count, int frame) {
   }
 }
 
-std::string describe_device(const Implementation& implementation) {
-  if (implementation.device == Device::gpu) return gpu_status().name;
-  return "CPU (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
-}
+}  // namespace
 
 bool usable(const Implementation& implementation) {
   return implementation.device == Device::cpu || gpu_status().available;
 }
 
-}  // namespace
+std::string describe_device(const Implementation& implementation) {
+  if (implementation.device == Device::gpu) return gpu_status().name;
+  return "CPU (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
+}
 
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options) {
   const Params& params = options.params;
@@ -86,8 +47,9 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   result.implementation = implementation.name;
   result.device_name = describe_device(implementation);
   result.params = params;
+  result.pipeline = "synchronous: compute, fetch, write, one frame at a time";
 
-  SignalGuard signals;
+  InterruptGuard signals;
   Stopwatch total;
   std::unique_ptr<FrameWriter> writer;
   if (options.write_output) {
@@ -95,37 +57,42 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
     writer = std::make_unique<FrameWriter>(params.output, params, implementation.name);
   }
 
+  Stopwatch clock;
   std::unique_ptr<Stepper> stepper = implementation.create();
+  stepper->load(initial_state(params.rows, params.cols), params.rates);
+  stepper->synchronize();
+  result.startup_seconds = clock.seconds();
+
   std::vector<float> frame(static_cast<std::size_t>(params.cells()));
   ProgressLine progress(params.frames, options.progress);
-
-  Stopwatch compute;
-  stepper->load(initial_state(params.rows, params.cols), params);
-  result.compute_seconds += compute.seconds();
+  BatchedAdvance batches;
   for (int index = 0; index < params.frames; ++index) {
-    throw_if_interrupted(index);
-    compute.restart();
-    stepper->advance(params.steps_per_frame);
-    if (writer) {
-      stepper->fetch_v(frame.data());
-    } else {
-      stepper->synchronize();
-    }
-    result.compute_seconds += compute.seconds();
+    throw_if_interrupted("before frame " + std::to_string(index + 1));
+    clock.restart();
+    batches.advance(*stepper, params.steps_per_frame, index);
+    stepper->synchronize();
+    const double computed = clock.seconds();
+    batches.frame_took(params.steps_per_frame, computed);
+    result.compute_seconds += computed;
     result.steps += params.steps_per_frame;
     if (writer) {
+      clock.restart();
+      stepper->fetch_v(frame.data());
+      result.copy_seconds += clock.seconds();
       require_finite(frame.data(), frame.size(), index);
-      Stopwatch write;
+      clock.restart();
       writer->write_frame(index, frame.data());
-      result.write_seconds += write.seconds();
+      result.write_seconds += clock.seconds();
     }
     progress.update(index + 1);
   }
   progress.finish();
   if (writer) {
-    Stopwatch write;
-    writer->commit();
-    result.write_seconds += write.seconds();
+    clock.restart();
+    writer->commit(options.fsync);
+    result.flush_seconds = writer->flush_seconds();
+    result.flushed = options.fsync;
+    result.write_seconds += clock.seconds() - result.flush_seconds;
     result.bytes_written = writer->bytes_written();
     result.wrote_output = true;
   } else {
@@ -137,28 +104,67 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   return result;
 }
 
-namespace {
-
-void add_course_flags(CLI::App& app, ProgramOptions& options) {
-  Params& p = options.params;
-  // A flag given twice takes its last value, as in most command-line tools.
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+void add_grid_flags(CLI::App& app, Params& p) {
   app.add_option("-r,--nbrow", p.rows, "grid rows R")->capture_default_str();
   app.add_option("-c,--nbcol", p.cols, "grid columns C")->capture_default_str();
   app.add_option("-n,--nbimage", p.frames, "frames written")->capture_default_str();
   app.add_option("-e,--nbextrastep", p.steps_per_frame, "steps between two frames")
       ->capture_default_str();
-  app.add_option("-o,--output", p.output, "HDF5 output file")->capture_default_str();
-  app.add_option("-k,--killrate", p.kill_rate, "kill rate k")->capture_default_str();
-  app.add_option("-f,--feedrate", p.feed_rate, "feed rate F")->capture_default_str();
-  app.add_option("-t,--deltat", p.dt, "time step dt (stable while dt*max(Du,Dv) <= 1/6)")
+}
+
+void add_rate_flags(CLI::App& app, Rates& r) {
+  app.add_option("-k,--killrate", r.kill, "kill rate k")->capture_default_str();
+  app.add_option("-f,--feedrate", r.feed, "feed rate F")->capture_default_str();
+  app.add_option("-t,--deltat", r.dt, "time step dt (stable while dt*max(Du,Dv) <= 1/6)")
       ->capture_default_str();
-  app.add_option("-u,--diffusion-u", p.diffusion_u, "diffusion rate Du of u")
+  app.add_option("-u,--diffusion-u", r.diffusion_u, "diffusion rate Du of u")
       ->capture_default_str();
-  app.add_option("-v,--diffusion-v", p.diffusion_v, "diffusion rate Dv of v")
+  app.add_option("-v,--diffusion-v", r.diffusion_v, "diffusion rate Dv of v")
       ->capture_default_str();
+}
+
+const Implementation* select_implementation(const std::vector<Implementation>& implementations,
+                                            const std::string& name,
+                                            const std::string& program_name, int& exit_code) {
+  if (!name.empty()) {
+    const Implementation* chosen = find_implementation(implementations, name);
+    if (chosen == nullptr) {
+      std::cerr << program_name << ": error: no implementation named '" << name
+                << "' (see --list)\n";
+      exit_code = kExitUsage;
+      return nullptr;
+    }
+    if (!usable(*chosen)) {
+      std::cerr << program_name << ": error: '" << chosen->name
+                << "' needs a GPU: " << gpu_status().reason << "\n";
+      exit_code = kExitNoGpu;
+      return nullptr;
+    }
+    return chosen;
+  }
+  for (const Implementation& impl : implementations) {
+    if (usable(impl)) return &impl;
+  }
+  std::cerr << program_name
+            << ": error: every implementation of this program needs a GPU: " << gpu_status().reason
+            << "\n";
+  exit_code = kExitNoGpu;
+  return nullptr;
+}
+
+namespace {
+
+void add_program_flags(CLI::App& app, ProgramOptions& options) {
+  // A flag given twice takes its last value, as in most command-line tools.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_grid_flags(app, options.params);
+  app.add_option("-o,--output", options.params.output, "HDF5 output file")->capture_default_str();
+  add_rate_flags(app, options.params.rates);
   app.add_flag_callback(
       "--no-output", [&options] { options.write_output = false; }, "compute only: write no file");
+  app.add_flag_callback(
+      "--no-fsync", [&options] { options.fsync = false; },
+      "do not flush the output to the disk at the end (faster; a crash may lose it)");
   app.add_flag("--json", options.json, "print one line of JSON on stdout at the end");
   app.add_flag("--progress", options.progress, "show the progress line even when not a terminal");
   app.add_option("--impl", options.implementation, "implementation to run (see --list)");
@@ -170,33 +176,46 @@ void print_list(const std::vector<Implementation>& implementations) {
   std::cout << "implementations, default first (* = usable on this machine):\n";
   for (const Implementation& impl : implementations) {
     std::cout << (usable(impl) ? "  * " : "    ") << impl.name
-              << (impl.device == Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary << "\n";
+              << (impl.device == Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary
+              << (impl.generic ? " (any weights)" : "") << "\n";
   }
   if (!gpu_status().available)
     std::cout << "GPU implementations unusable: " << gpu_status().reason << "\n";
 }
 
+// A program whose promised output did not reach stdout (a full disk, a closed pipe) failed.
+int finish_stdout(const std::string& program_name, int code) {
+  std::cout.flush();
+  if (!std::cout && code == kExitSuccess) {
+    std::cerr << program_name << ": error: cannot write to standard output\n";
+    return kExitFailure;
+  }
+  return code;
+}
+
 }  // namespace
 
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
-                const std::string& program_name, const std::string& description) {
+                const std::string& program_name, const std::string& description,
+                const FrameLoop& loop) {
   ProgramOptions options;
   CLI::App app{description, program_name};
-  add_course_flags(app, options);
+  add_program_flags(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? kExitSuccess : kExitUsage;
+    return finish_stdout(program_name, app.exit(error) == 0 ? kExitSuccess : kExitUsage);
   }
   options.progress = options.progress || ::isatty(STDERR_FILENO) == 1;
 
   if (options.list) {
     print_list(implementations);
-    return kExitSuccess;
+    return finish_stdout(program_name, kExitSuccess);
   }
   if (options.device_report) {
     try {
-      return print_device_report(std::cout, true) ? kExitSuccess : kExitNoGpu;
+      return finish_stdout(program_name,
+                           print_device_report(std::cout, true) ? kExitSuccess : kExitNoGpu);
     } catch (const std::exception& error) {
       std::cerr << program_name << ": " << error.what() << "\n";
       return kExitFailure;
@@ -210,43 +229,20 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
     std::cerr << "Run with --help for the flags and their defaults.\n";
     return kExitUsage;
   }
-
-  const Implementation* chosen = nullptr;
-  if (!options.implementation.empty()) {
-    chosen = find_implementation(implementations, options.implementation);
-    if (chosen == nullptr) {
-      std::cerr << program_name << ": error: no implementation named '" << options.implementation
-                << "' (see --list)\n";
-      return kExitUsage;
-    }
-    if (!usable(*chosen)) {
-      std::cerr << program_name << ": error: '" << chosen->name
-                << "' needs a GPU: " << gpu_status().reason << "\n";
-      return kExitNoGpu;
-    }
-  } else {
-    for (const Implementation& impl : implementations) {
-      if (usable(impl)) {
-        chosen = &impl;
-        break;
-      }
-    }
-    if (chosen == nullptr) {
-      std::cerr << program_name << ": error: every implementation of this program needs a GPU: "
-                << gpu_status().reason << "\n";
-      return kExitNoGpu;
-    }
-  }
+  int exit_code = kExitSuccess;
+  const Implementation* chosen =
+      select_implementation(implementations, options.implementation, program_name, exit_code);
+  if (chosen == nullptr) return exit_code;
 
   std::ostream& report = options.json ? std::cerr : std::cout;
   try {
-    const RunResult result = run_simulation(*chosen, options);
+    const RunResult result = loop(*chosen, options);
     print_report(report, result);
     if (options.json) print_json(std::cout, result);
-    return kExitSuccess;
+    return finish_stdout(program_name, kExitSuccess);
   } catch (const Interrupted& error) {
     std::cerr << "\n" << program_name << ": " << error.what() << "; no output file was left\n";
-    return kExitInterrupted;
+    return kExitSignal + error.signal_number();
   } catch (const std::bad_alloc&) {
     std::cerr << program_name << ": error: out of memory for a " << options.params.rows << " x "
               << options.params.cols << " grid\n";

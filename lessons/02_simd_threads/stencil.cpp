@@ -3,8 +3,8 @@
 // Lesson 01's step again, rewritten for the two kinds of parallelism a CPU offers: vector
 // units (one instruction on 8 or 16 floats at once) and several cores. The implementations,
 // the threaded ones first:
-//   l02-simd-omp       the exercise: a row loop the compiler vectorizes, rows shared among
-//                      OpenMP threads;
+//   l02-simd-omp       the exercise (row_loop.hpp, the file you edit): a row loop the compiler
+//                      vectorizes, rows shared among OpenMP threads;
 //   l02-blocked-omp    going further: the same row loop, each thread advancing a band of rows
 //                      4 steps while it sits in the thread's cache (cache blocking); slower on
 //                      both of the course's machines (README: a prediction that failed);
@@ -28,56 +28,18 @@
 #include <utility>
 #include <vector>
 
-#include "gs/lessons.hpp"
+#include "gs/lesson.hpp"
 #include "gs/params.hpp"
 #include "gs/state.hpp"
 
 namespace {
 
-// The rates of one step as the row loops use them (F + k added once, not once per cell).
-struct Rates {
-  float dt;
-  float diffusion_u;
-  float diffusion_v;
-  float feed;
-  float feed_plus_kill;
-};
+using gs::Rates;
 
-// One row of the step, both fields in one pass. `u` and `v` point at column 0 of the row in
-// the padded layout: the row above is at -stride, the row below at +stride, and the ghost
-// cells around the grid are zero. A zero ghost adds nothing to the neighbour sum, so
-//   L(a) = (sum of the eight neighbours) - N * a,
-// where N, the number of neighbours inside the grid, is rows_in_grid * columns_in_grid[col] - 1:
-// rows_in_grid counts which of the rows above, at and below exist (1 to 3), columns_in_grid[]
-// the same for the columns. That is lesson 01's edge rule with no branch at all.
-//
-// __restrict__ promises that the five arrays do not overlap, so writing u_next[col] cannot
-// change an input the loop reads later. Without that promise the compiler must assume the
-// worst and either stay scalar or check the addresses at run time.
-//
-// `inline` invites the compiler to paste this loop into the row loop that calls it; GCC 12 does,
-// and the pasted loop ran faster here than a call per row (README.md, "Did it vectorize?").
-inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
-                       float* __restrict__ u_next, float* __restrict__ v_next,
-                       const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
-                       std::ptrdiff_t stride, const Rates& rates) {
-  // GS_EXERCISE_BEGIN(row_kernel)
-  // TODO(lesson 02): update the `cols` cells of this row, u and v in one pass, in a loop the
-  // compiler can vectorize: no branch, no weight. The rows above and below are u - stride and
-  // u + stride (v likewise); L(u) = (sum of the eight neighbours) - N * u[col], where
-  // N = rows_in_grid * columns_in_grid[col] - 1 (the zero ghost ring does the rest); then
-  // lesson 01's reaction terms with the rates in `rates`. Put `#pragma omp simd` on the loop and
-  // read the vectorization report (README.md, "Did it vectorize?"). Until this is written every
-  // cell keeps its old value, and the tests fail.
-  std::copy_n(u, cols, u_next);
-  std::copy_n(v, cols, v_next);
-  // (These casts only silence "unused parameter" until your loop uses them.)
-  static_cast<void>(columns_in_grid);
-  static_cast<void>(rows_in_grid);
-  static_cast<void>(stride);
-  static_cast<void>(rates);
-  // GS_EXERCISE_END
-}
+// The exercise: update_row(), one row of the step in a loop the compiler vectorizes, and
+// update_rows(), the rows of one step shared among OpenMP threads. Angle brackets: the build
+// picks lessons/02_simd_threads/row_loop.hpp (your stubs) or the solution's copy.
+#include <row_loop.hpp>
 
 // The same row with std::experimental::simd (the C++ Parallelism TS v2, in GCC's library since
 // GCC 11). FloatVector holds as many floats as the target's widest register (16 with AVX-512,
@@ -117,7 +79,7 @@ void update_cells(const float* u, const float* v, const float* columns_in_grid, 
   const Real laplacian_u = sum_of_neighbours<Real>(u, stride) - neighbours * uc;
   const Real laplacian_v = sum_of_neighbours<Real>(v, stride) - neighbours * vc;
   u_new = uc + rates.dt * (rates.diffusion_u * laplacian_u - uvv + rates.feed * (1.0f - uc));
-  v_new = vc + rates.dt * (rates.diffusion_v * laplacian_v + uvv - rates.feed_plus_kill * vc);
+  v_new = vc + rates.dt * (rates.diffusion_v * laplacian_v + uvv - (rates.feed + rates.kill) * vc);
 }
 
 void update_row_explicit_simd(const float* u, const float* v, float* u_next, float* v_next,
@@ -171,7 +133,7 @@ void update_row_scalar(const float* __restrict__ u, const float* __restrict__ v,
     u_next[col] = uc + rates.dt * (rates.diffusion_u * (u_sum - neighbours * uc) - uvv +
                                    rates.feed * (1.0f - uc));
     v_next[col] = vc + rates.dt * (rates.diffusion_v * (v_sum - neighbours * vc) + uvv -
-                                   rates.feed_plus_kill * vc);
+                                   (rates.feed + rates.kill) * vc);
   }
 }
 
@@ -241,11 +203,11 @@ class PaddedField {
 // grid. The subclasses say how a step goes.
 class PaddedState : public gs::Stepper {
  public:
-  void load(const gs::State& state, const gs::Params& params) override {
+  void load(const gs::State& state, const Rates& rates) override {
+    gs::require_unit_stencil(rates, "lesson 02's steppers");
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = {params.dt, params.diffusion_u, params.diffusion_v, params.feed_rate,
-              params.feed_rate + params.kill_rate};
+    rates_ = rates;
     for (int buffer = 0; buffer < 2; ++buffer) {
       u_[buffer] = PaddedField(rows_, cols_);
       v_[buffer] = PaddedField(rows_, cols_);
@@ -267,6 +229,15 @@ class PaddedState : public gs::Stepper {
     v_[current_].copy_to(state.v.data());
   }
   void fetch_v(float* v) override { v_[current_].copy_to(v); }
+  gs::FieldView fields() override {
+    return {u_[current_].row(0),
+            v_[current_].row(0),
+            u_[current_].stride(),
+            rows_,
+            cols_,
+            gs::Device::cpu,
+            nullptr};
+  }
 
  protected:
   int rows_ = 0;
@@ -294,16 +265,13 @@ class PaddedStepper final : public PaddedState {
                  PaddedField& v_next) const {
     const int rows = rows_;
     const std::ptrdiff_t stride = u.stride();
-    // GS_EXERCISE_BEGIN(threads)
-    // TODO(lesson 02): share these rows among OpenMP threads with one pragma (rows are
-    // independent within a step). Add the clause `if (kThreads)` so that l02-simd stays on one
-    // thread. Then compare OMP_NUM_THREADS=1 and 2 (README.md, "Threads").
-    for (int row = 0; row < rows; ++row) {
+    // update_rows() (row_loop.hpp) calls the lambda once for every row, on one thread or
+    // shared among OpenMP's threads.
+    update_rows(rows, kThreads, [&](int row) {
       const float rows_in_grid = 1.0f + (row > 0 ? 1.0f : 0.0f) + (row < rows - 1 ? 1.0f : 0.0f);
       update_row_with(u.row(row), v.row(row), u_next.row(row), v_next.row(row), rows_in_grid,
                       stride);
-    }
-    // GS_EXERCISE_END
+    });
   }
 
   void update_row_with(const float* u, const float* v, float* u_next, float* v_next,
@@ -420,7 +388,7 @@ class BlockedStepper final : public PaddedState {
 
 }  // namespace
 
-namespace lesson02 {
+namespace GS_LESSON_NAMESPACE {
 
 std::vector<gs::Implementation> implementations() {
   return {
@@ -441,4 +409,18 @@ std::vector<gs::Implementation> implementations() {
   };
 }
 
-}  // namespace lesson02
+// For the tests: how many OpenMP threads update_rows() puts to work on @p rows rows when
+// OpenMP may use @p threads (a missing `parallel for` shows as 1).
+int threads_in_update_rows(int rows, int threads) {
+  std::vector<char> seen(static_cast<std::size_t>(threads), 0);
+  const int previous = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  update_rows(rows, true, [&](int) {
+    const int thread = omp_get_thread_num();
+    if (thread >= 0 && thread < threads) seen[static_cast<std::size_t>(thread)] = 1;
+  });
+  omp_set_num_threads(previous);
+  return static_cast<int>(std::count(seen.begin(), seen.end(), 1));
+}
+
+}  // namespace GS_LESSON_NAMESPACE

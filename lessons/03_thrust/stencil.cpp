@@ -4,7 +4,8 @@
 // once. Inside the H100 the fields move at about 3 TB/s; across PCIe to the host at about
 // 52 GB/s, sixty times slower. Three implementations, fastest first:
 //   l03-fused            one thrust::transform per step computes each cell's whole 3x3 update
-//                        of u and v in one functor; the fields stay on the device (the exercise);
+//                        of u and v in one functor; the fields stay on the device (the exercise:
+//                        fused_step.hpp, the file you edit);
 //   l03-array            array style, like CuPy slicing: one transform per term of the update,
 //                        through temporaries (21 kernels and about 308 bytes per cell per step);
 //   l03-copy-every-step  the fused step, but the state crosses PCIe to the host and back every
@@ -36,9 +37,8 @@
 #include <string>
 #include <vector>
 
-#include "gs/lessons.hpp"
+#include "gs/lesson.hpp"
 #include "gs/params.hpp"
-#include "gs/program.hpp"
 #include "gs/state.hpp"
 
 #if GS_THRUST_CUDA
@@ -69,35 +69,33 @@ inline auto on_device() {
 // The rates of the step (gs::Rates: plain floats, passed by value to the device).
 using gs::Rates;
 
-// ---------------------------------------------------------------------------------------------
-// 1. The fused step: one transform, one kernel, each cell's whole update.
-//
-// thrust::transform calls this functor once per cell index (a counting_iterator supplies
-// 0, 1, 2, ...) and writes the returned pair into u_next and v_next (a zip_iterator). The
-// functor holds raw pointers to the current fields, so it can read the eight neighbours, which
-// an element-wise transform could not. Neighbours outside the grid are skipped (PROBLEM.md):
-// L(a) = (sum of the in-grid neighbours) - N * a, with N = 8 inside, 5 on an edge, 3 in a corner.
-struct FusedCellUpdate {
-  const float* u;
-  const float* v;
-  int rows;
-  int cols;
-  Rates rates;
+// The names and the device differ between the two builds of this file.
+#if GS_THRUST_CUDA
+#define GS_L03_NAME(VARIANT) "l03-" VARIANT
+constexpr gs::Device kWhere = gs::Device::gpu;
+constexpr const char* kBackend = "";
+#else
+#define GS_L03_NAME(VARIANT) "l03cpu-" VARIANT
+constexpr gs::Device kWhere = gs::Device::cpu;
+constexpr const char* kBackend = " (Thrust's OpenMP backend)";
+#endif
 
-  GS_HOST_DEVICE thrust::tuple<float, float> operator()(int index) const {
-    const float u_centre = u[index];
-    const float v_centre = v[index];
-    // GS_EXERCISE_BEGIN(cell_update)
-    // TODO(lesson 03): the cell's whole update, as PROBLEM.md defines it. From `index` find the
-    // row and the column; add up the in-grid neighbours of u and of v (all eight inside the
-    // grid, fewer on an edge or a corner) and count them (N); L(a) = sum - N * a; then the
-    // reaction (u * v * v, the feed F and the kill k) and one Euler step of length dt for
-    // both fields. Until then every cell keeps its old values and the tests fail.
-    // README.md, "Exercise 3", has hints.
-    return thrust::make_tuple(u_centre, v_centre);
-    // GS_EXERCISE_END
-  }
-};
+// The raw device pointer behind a device_vector, for functors that index neighbours.
+template <typename T>
+T* raw(thrust::device_vector<T>& vector) {
+  return thrust::raw_pointer_cast(vector.data());
+}
+template <typename T>
+const T* raw(const thrust::device_vector<T>& vector) {
+  return thrust::raw_pointer_cast(vector.data());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The fused step, the exercise: FusedCellUpdate, the functor that computes one cell's whole
+// update; upload(), the one copy of the state to the device; fused_transform(), the one
+// thrust::transform of a step. Angle brackets: the build picks lessons/03_thrust/fused_step.hpp
+// (your stubs) or the solution's copy.
+#include <fused_step.hpp>
 
 // ---------------------------------------------------------------------------------------------
 // 2. Array style: what CuPy does with slices, one kernel per term.
@@ -200,29 +198,15 @@ std::string divergence_message(int frame, const FieldSummary& summary, std::size
 // 4. The fields on the device, and what every variant shares: upload in load(), download in
 // fetch() and fetch_v(), the fused step, the per-frame check.
 
-template <typename T>
-T* raw(thrust::device_vector<T>& vector) {
-  return thrust::raw_pointer_cast(vector.data());
-}
-template <typename T>
-const T* raw(const thrust::device_vector<T>& vector) {
-  return thrust::raw_pointer_cast(vector.data());
-}
-
 class DeviceFields : public gs::Stepper {
  public:
-  void load(const gs::State& state, const gs::Params& params) override {
+  void load(const gs::State& state, const Rates& rates) override {
+    gs::require_unit_stencil(rates, "lesson 03's steppers");
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = gs::rates_of(params);
+    rates_ = rates;
     frame_ = 0;
-    // GS_EXERCISE_BEGIN(upload)
-    // TODO(lesson 03): upload the state once: copy state.u and state.v into the device
-    // vectors u_ and v_ (device_vector::assign takes two host iterators). Until then the
-    // device holds u = 1, v = 0 everywhere instead of the loaded state.
-    u_.assign(state.size(), 1.0f);
-    v_.assign(state.size(), 0.0f);
-    // GS_EXERCISE_END
+    upload(state, u_, v_);  // the one upload: host memory -> device memory, across PCIe
     u_next_.resize(state.size());
     v_next_.resize(state.size());
     prepare_reduction();
@@ -247,6 +231,9 @@ class DeviceFields : public gs::Stepper {
     thrust::copy(v_.begin(), v_.end(), state.v.begin());
   }
   void fetch_v(float* v) override { thrust::copy(v_.begin(), v_.end(), v); }
+  gs::FieldView fields() override {
+    return {raw(u_), raw(v_), cols_, rows_, cols_, kWhere, nullptr};  // the legacy default stream
+  }
 
   void synchronize() override {
 #if GS_THRUST_CUDA
@@ -261,15 +248,7 @@ class DeviceFields : public gs::Stepper {
   // The fused step: (u_, v_) -> (u_next_, v_next_) in one transform, then the buffers swap
   // roles (ping-pong: swapping two device_vectors swaps pointers, it copies nothing).
   void fused_step() {
-    // GS_EXERCISE_BEGIN(fused_transform)
-    // TODO(lesson 03): one thrust::transform over the cell indices 0 .. cells()-1
-    // (thrust::counting_iterator<int>) that writes FusedCellUpdate's pair into u_next_ and
-    // v_next_ at once (thrust::make_zip_iterator(thrust::make_tuple(...))). Pass on_device()
-    // as the first argument. Until then the next buffers just receive a copy of the current
-    // fields, so nothing ever changes.
-    thrust::copy(on_device(), u_.begin(), u_.end(), u_next_.begin());
-    thrust::copy(on_device(), v_.begin(), v_.end(), v_next_.begin());
-    // GS_EXERCISE_END
+    fused_transform(u_, v_, u_next_, v_next_, rows_, cols_, rates_);
     u_.swap(u_next_);
     v_.swap(v_next_);
   }
@@ -346,8 +325,8 @@ class FusedStepper final : public DeviceFields {
 // are allocated once, in load(); CuPy's memory pool plays the same role.
 class ArrayStyleStepper final : public DeviceFields {
  public:
-  void load(const gs::State& state, const gs::Params& params) override {
-    DeviceFields::load(state, params);
+  void load(const gs::State& state, const Rates& rates) override {
+    DeviceFields::load(state, rates);
     laplacian_u_.resize(state.size());
     laplacian_v_.resize(state.size());
     uvv_.resize(state.size());
@@ -401,8 +380,8 @@ class ArrayStyleStepper final : public DeviceFields {
 // (The host copy is ordinary pageable memory, as a std::vector or a NumPy array is.)
 class CopyEveryStepStepper final : public DeviceFields {
  public:
-  void load(const gs::State& state, const gs::Params& params) override {
-    DeviceFields::load(state, params);
+  void load(const gs::State& state, const Rates& rates) override {
+    DeviceFields::load(state, rates);
     on_host_ = state;
   }
 
@@ -419,24 +398,9 @@ class CopyEveryStepStepper final : public DeviceFields {
   gs::State on_host_;
 };
 
-// The names and the device differ between the two builds of this file.
-#if GS_THRUST_CUDA
-#define GS_L03_NAME(VARIANT) "l03-" VARIANT
-constexpr gs::Device kWhere = gs::Device::gpu;
-constexpr const char* kBackend = "";
-#else
-#define GS_L03_NAME(VARIANT) "l03cpu-" VARIANT
-constexpr gs::Device kWhere = gs::Device::cpu;
-constexpr const char* kBackend = " (Thrust's OpenMP backend)";
-#endif
-
 }  // namespace
 
-#if GS_THRUST_CUDA
-namespace lesson03 {
-#else
-namespace lesson03_cpu {
-#endif
+namespace GS_LESSON_NAMESPACE {  // lesson03 (CUDA backend) or lesson03_cpu (OpenMP backend)
 
 std::vector<gs::Implementation> implementations() {
   const std::string backend = kBackend;
@@ -453,4 +417,4 @@ std::vector<gs::Implementation> implementations() {
   };
 }
 
-}  // namespace lesson03 / lesson03_cpu
+}  // namespace GS_LESSON_NAMESPACE

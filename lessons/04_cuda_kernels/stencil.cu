@@ -16,7 +16,8 @@
 //   l04-generic-WxH-Nrows  each thread updates N cells of one column, loading each value once;
 //   l04-checked-32x8       the first kernel everyone writes: a bounds check for every neighbour
 //                          of every cell.
-// The exercise: the bodies of checked_step and generic_step (README.md, "The exercise").
+// The exercise is kernels.cuh, the file you edit: the bodies of checked_step and generic_step,
+// and the launch shapes of the sweep (README.md, "The exercise").
 #include <cuda_runtime.h>
 
 #include <array>
@@ -30,15 +31,8 @@
 #include <vector>
 
 #include "gs/cuda_check.hpp"
-#include "gs/lessons.hpp"
-#include "gs/reference.hpp"
-
-namespace lesson04 {
-
-/// @brief The nine stencil weights, row by row (gs::StencilWeights; the centre one is ignored).
-using Weights = gs::StencilWeights;
-
-}  // namespace lesson04
+#include "gs/gpu_stencil.hpp"
+#include "gs/lesson.hpp"
 
 namespace {
 
@@ -48,11 +42,10 @@ namespace {
 
 // The stencil as data, in constant memory. Every thread of a warp reads the same weight at the
 // same moment, and the constant cache serves such a uniform read as one broadcast: the weights
-// cost no memory traffic. interior_weight_sum is the sum of the eight off-centre weights, the
-// "N" of PROBLEM.md (8 for the unit weights):
+// cost no memory traffic. off_centre_sum is the sum of the eight off-centre weights, the "N" of
+// docs/PROBLEM.md (8 for the unit weights):
 //   sum over in-grid neighbours of w * (a_n - a_c) = (sum of w * a_n) - (sum of those w) * a_c.
-using Stencil = gs::WeightTable;
-__constant__ Stencil c_stencil;
+__constant__ gs::GpuStencil c_stencil;
 
 // The rates of the step (gs::Rates: plain floats, passed by value to the device).
 using gs::Rates;
@@ -68,7 +61,7 @@ __device__ __forceinline__ void write_cell(int index, float u, float v, float la
 }
 
 // One cell by the definition: each of the eight neighbours is checked against the grid and
-// skipped when it lies outside (PROBLEM.md's edge rule). Correct everywhere, and slow: nine
+// skipped when it lies outside (docs/PROBLEM.md's edge rule). Correct everywhere, and slow: nine
 // branches and a running weight sum per cell. ([[maybe_unused]]: the exercise, as shipped, does
 // not call it yet.)
 [[maybe_unused]] __device__ void update_cell_checked(
@@ -83,7 +76,7 @@ __device__ __forceinline__ void write_cell(int index, float u, float v, float la
       const int r = row + dr;
       const int c = col + dc;
       if ((dr == 0 && dc == 0) || r < 0 || r >= rows || c < 0 || c >= cols) continue;
-      const float weight = c_stencil.weights[dr + 1][dc + 1];
+      const float weight = c_stencil.weights.w[dr + 1][dc + 1];
       sum_u += weight * u[r * cols + c];
       sum_v += weight * v[r * cols + c];
       weight_in_grid += weight;
@@ -95,18 +88,6 @@ __device__ __forceinline__ void write_cell(int index, float u, float v, float la
              u_next, v_next);
 }
 
-// The first kernel: one thread per cell, every neighbour checked.
-__global__ void checked_step(int rows, int cols, const float* __restrict__ u,
-                             const float* __restrict__ v, float* __restrict__ u_next,
-                             float* __restrict__ v_next, Rates rates) {
-  // GS_EXERCISE_BEGIN(checked_step)
-  // TODO(lesson 04): compute this thread's global (row, col) from blockIdx, blockDim and
-  // threadIdx (x runs along columns), return at once if the cell lies outside the grid (the
-  // grid of blocks is rounded up), then call update_cell_checked() for the cell. Until this
-  // is written the kernel writes nothing and l04-checked-32x8 fails its tests.
-  // GS_EXERCISE_END
-}
-
 // Three neighbouring values of one row, read through the read-only data cache (__ldg).
 [[maybe_unused]] __device__ __forceinline__ void load_three(const float* __restrict__ field,
                                                             int index, float (&values)[3]) {
@@ -115,33 +96,16 @@ __global__ void checked_step(int rows, int cols, const float* __restrict__ u,
   values[2] = __ldg(field + index + 1);
 }
 
-// The generic kernel. Each thread owns kRowsPerThread cells of one column. A thread whose cells
-// all lie inside the grid (not on an edge row or column) takes the fast path: no check, the
-// 3x3 window of each field in registers, each value loaded once and slid down from one cell
-// to the next, the weights read from constant memory. Threads that touch an edge take the
-// checked path, cell by cell; they are a few warps out of thousands.
-template <int kRowsPerThread>
-__global__ void generic_step(int rows, int cols, const float* __restrict__ u,
-                             const float* __restrict__ v, float* __restrict__ u_next,
-                             float* __restrict__ v_next, Rates rates) {
-  // GS_EXERCISE_BEGIN(generic_step)
-  // TODO(lesson 04): the fast generic kernel. This thread owns kRowsPerThread cells of column
-  // col, starting at row first_row = (global y index) * kRowsPerThread. Return if col or
-  // first_row is outside the grid. If any of its cells lies on an edge row or column, update
-  // them one by one with update_cell_checked() and return. Otherwise keep the 3x3 window of u
-  // and v in registers (load_three() reads three values of a row), compute
-  //   L(a) = sum of c_stencil.weights[r][c] * window[r][c] over the 8 off-centre entries
-  //          - c_stencil.interior_weight_sum * centre,
-  // call write_cell(), slide the window down one row and load only the new row below.
-  // Until this is written the kernel writes nothing and every l04-generic* test fails.
-  // GS_EXERCISE_END
-}
+using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
+
+// The exercise: checked_step, generic_step<kRowsPerThread>, generic_kernel() and the launch
+// shapes of the sweep. Angle brackets: the build picks lessons/04_cuda_kernels/kernels.cuh (your
+// stubs) or the solution's copy.
+#include <kernels.cuh>
 
 // ---------------------------------------------------------------------------------------------
 // The plumbing: device buffers, launches, events
 // ---------------------------------------------------------------------------------------------
-
-using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
 
 // Device memory that frees itself (gs::DeviceFloats, common/).
 using DeviceArray = gs::DeviceFloats;
@@ -153,13 +117,8 @@ using gs::device_floats;
 // them. The totals are printed when the stepper is destroyed if GS_EVENT_TIMING is set.
 class KernelStepper final : public gs::Stepper {
  public:
-  KernelStepper(std::string name, StepKernel kernel, dim3 block, int rows_per_thread,
-                const lesson04::Weights& weights)
-      : name_(std::move(name)),
-        kernel_(kernel),
-        block_(block),
-        rows_per_thread_(rows_per_thread),
-        stencil_(gs::weight_table(weights)) {}
+  KernelStepper(std::string name, StepKernel kernel, dim3 block, int rows_per_thread)
+      : name_(std::move(name)), kernel_(kernel), block_(block), rows_per_thread_(rows_per_thread) {}
 
   ~KernelStepper() override {
     if (start_ != nullptr) cudaEventDestroy(start_);
@@ -172,10 +131,11 @@ class KernelStepper final : public gs::Stepper {
   KernelStepper(const KernelStepper&) = delete;
   KernelStepper& operator=(const KernelStepper&) = delete;
 
-  void load(const gs::State& state, const gs::Params& params) override {
+  void load(const gs::State& state, const Rates& rates) override {
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = gs::rates_of(params);
+    rates_ = rates;
+    stencil_ = gs::gpu_stencil(rates.weights);
     const std::size_t cells = state.size();
     u_ = device_floats(cells);
     v_ = device_floats(cells);
@@ -238,6 +198,11 @@ class KernelStepper final : public gs::Stepper {
     GS_CUDA_CHECK(cudaMemcpy(v, v_.get(), cells() * sizeof(float), cudaMemcpyDeviceToHost));
   }
 
+  // The current buffers; the kernels run on the legacy default stream.
+  gs::FieldView fields() override {
+    return {u_.get(), v_.get(), cols_, rows_, cols_, gs::Device::gpu, nullptr};
+  }
+
  private:
   std::size_t cells() const { return static_cast<std::size_t>(rows_) * cols_; }
 
@@ -256,7 +221,7 @@ class KernelStepper final : public gs::Stepper {
   StepKernel kernel_;
   dim3 block_;
   int rows_per_thread_;
-  Stencil stencil_{};
+  gs::GpuStencil stencil_{};
   int rows_ = 0;
   int cols_ = 0;
   Rates rates_{};
@@ -268,69 +233,36 @@ class KernelStepper final : public gs::Stepper {
   int pending_steps_ = 0;
 };
 
-StepKernel generic_kernel(int rows_per_thread) {
-  switch (rows_per_thread) {
-    case 1:
-      return generic_step<1>;
-    case 2:
-      return generic_step<2>;
-    case 4:
-      return generic_step<4>;
-    default:
-      throw std::invalid_argument("lesson04: rows_per_thread must be 1, 2 or 4, not " +
-                                  std::to_string(rows_per_thread));
-  }
-}
-
-std::unique_ptr<gs::Stepper> generic_stepper(const std::string& name,
-                                             const lesson04::Weights& weights, int block_cols,
-                                             int block_rows, int rows_per_thread) {
-  return std::make_unique<KernelStepper>(name, generic_kernel(rows_per_thread),
-                                         dim3(block_cols, block_rows), rows_per_thread, weights);
-}
-
-gs::Implementation generic(const std::string& name, int block_cols, int block_rows,
-                           int rows_per_thread, const std::string& summary) {
-  return {name, "04_cuda_kernels", summary, gs::Device::gpu, [=] {
-            return generic_stepper(name, gs::kUnitStencilWeights, block_cols, block_rows,
-                                   rows_per_thread);
-          }};
+gs::Implementation generic(const LaunchShape& shape) {
+  const std::string name = shape.name;
+  return {name,
+          "04_cuda_kernels",
+          shape.summary,
+          gs::Device::gpu,
+          [shape, name] {
+            return std::make_unique<KernelStepper>(name, generic_kernel(shape.rows_per_thread),
+                                                   dim3(shape.block_cols, shape.block_rows),
+                                                   shape.rows_per_thread);
+          },
+          true};
 }
 
 }  // namespace
 
-namespace lesson04 {
-
-std::unique_ptr<gs::Stepper> make_generic_stepper(const Weights& weights, int block_cols,
-                                                  int block_rows, int rows_per_thread) {
-  return generic_stepper("l04-generic (custom weights)", weights, block_cols, block_rows,
-                         rows_per_thread);
-}
+namespace GS_LESSON_NAMESPACE {
 
 std::vector<gs::Implementation> implementations() {
-  return {
-      generic("l04-generic", 64, 2, 4,
-              "generic 3x3 kernel, weights in constant memory, 64x2 blocks, 4 cells per thread"),
-      generic("l04-generic-32x4", 32, 4, 1, "generic kernel, 32x4 blocks, one cell per thread"),
-      generic("l04-generic-32x8", 32, 8, 1, "generic kernel, 32x8 blocks, one cell per thread"),
-      generic("l04-generic-32x16", 32, 16, 1, "generic kernel, 32x16 blocks, one cell per thread"),
-      generic("l04-generic-32x32", 32, 32, 1, "generic kernel, 32x32 blocks, one cell per thread"),
-      generic("l04-generic-64x4", 64, 4, 1, "generic kernel, 64x4 blocks, one cell per thread"),
-      generic("l04-generic-128x2", 128, 2, 1, "generic kernel, 128x2 blocks, one cell per thread"),
-      generic("l04-generic-32x8-2rows", 32, 8, 2,
-              "generic kernel, 32x8 blocks, 2 cells of a column per thread"),
-      generic("l04-generic-32x4-4rows", 32, 4, 4,
-              "generic kernel, 32x4 blocks, 4 cells of a column per thread"),
-      generic("l04-generic-64x2-4rows", 64, 2, 4,
-              "generic kernel, 64x2 blocks, 4 cells of a column per thread"),
-      {"l04-checked-32x8", "04_cuda_kernels",
-       "one thread per cell, a bounds check for every neighbour (the first kernel)",
-       gs::Device::gpu,
-       [] {
-         return std::make_unique<KernelStepper>("l04-checked-32x8", checked_step, dim3(32, 8), 1,
-                                                gs::kUnitStencilWeights);
-       }},
-  };
+  std::vector<gs::Implementation> all;
+  for (const LaunchShape& shape : kLaunchShapes) all.push_back(generic(shape));
+  all.push_back({"l04-checked-32x8", "04_cuda_kernels",
+                 "one thread per cell, a bounds check for every neighbour (the first kernel)",
+                 gs::Device::gpu,
+                 [] {
+                   return std::make_unique<KernelStepper>("l04-checked-32x8", checked_step,
+                                                          dim3(32, 8), 1);
+                 },
+                 true});
+  return all;
 }
 
-}  // namespace lesson04
+}  // namespace GS_LESSON_NAMESPACE

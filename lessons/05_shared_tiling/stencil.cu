@@ -15,7 +15,8 @@
 //                        lanes hit the same bank (a 2-way conflict on every read);
 //   l05-tiled-16x16-pad  the same tile padded to a row stride of 48, which moves the second
 //                        row of each warp onto the other sixteen banks.
-// The exercise: the cooperative load and the barrier (README.md, "The exercise").
+// The exercise is tile_load.cuh, the file you edit: the cooperative load and the barrier
+// (README.md, "The exercise").
 #include <cuda_runtime.h>
 
 #include <array>
@@ -26,15 +27,8 @@
 #include <vector>
 
 #include "gs/cuda_check.hpp"
-#include "gs/lessons.hpp"
-#include "gs/reference.hpp"
-
-namespace lesson05 {
-
-/// @brief The nine stencil weights, row by row (gs::StencilWeights; the centre one is ignored).
-using Weights = gs::StencilWeights;
-
-}  // namespace lesson05
+#include "gs/gpu_stencil.hpp"
+#include "gs/lesson.hpp"
 
 namespace {
 
@@ -44,8 +38,7 @@ namespace {
 
 // The generic stencil in constant memory, as in lesson 04: the nine weights and the sum of the
 // eight off-centre ones (the weight an interior cell subtracts times its own value).
-using Stencil = gs::WeightTable;
-__constant__ Stencil c_stencil;
+__constant__ gs::GpuStencil c_stencil;
 
 // The rates of the step (gs::Rates: plain floats, passed by value to the device).
 using gs::Rates;
@@ -55,7 +48,7 @@ using gs::Rates;
 // other half of the edge rule: L(a) = (sum of w * a_n) - (sum of those w) * a_c.
 __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row, int col) {
   if (row >= 1 && row <= rows - 2 && col >= 1 && col <= cols - 2) {
-    return c_stencil.interior_weight_sum;
+    return c_stencil.off_centre_sum;
   }
   float sum = 0.0f;
   for (int dr = -1; dr <= 1; ++dr) {
@@ -63,11 +56,16 @@ __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row,
       const int r = row + dr;
       const int c = col + dc;
       if ((dr == 0 && dc == 0) || r < 0 || r >= rows || c < 0 || c >= cols) continue;
-      sum += c_stencil.weights[dr + 1][dc + 1];
+      sum += c_stencil.weights.w[dr + 1][dc + 1];
     }
   }
   return sum;
 }
+
+// The exercise: load_tile(), the cooperative load of a tile and its halo, and the barrier.
+// Angle brackets: the build picks lessons/05_shared_tiling/tile_load.cuh (your stubs) or the
+// solution's copy.
+#include <tile_load.cuh>
 
 // One block updates a kTileRows x kTileCols tile, one thread per cell. Shared memory holds the
 // tile and its halo: tile[r][c] is grid cell (origin_row - 1 + r, origin_col - 1 + c).
@@ -87,15 +85,9 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   const int origin_row = blockIdx.y * kTileRows;
   const int origin_col = blockIdx.x * kTileCols;
 
-  // GS_EXERCISE_BEGIN(cooperative_load)
-  // TODO(lesson 05): fill u_tile and v_tile: the (kTileRows + 2) x (kTileCols + 2) cells of
-  // the tile and its halo, tile[r][c] = grid cell (origin_row - 1 + r, origin_col - 1 + c).
-  // Let every thread of the block take part (number the cells row by row; thread
-  // threadIdx.y * kTileCols + threadIdx.x takes cells rank, rank + kThreads, ...). A cell
-  // outside the grid is absent: store 0.0f and do not read global memory for it. Then put the
-  // one barrier the kernel needs, where every thread of the block reaches it. Until this is
-  // written the tiles hold whatever shared memory held before and the tests fail.
-  // GS_EXERCISE_END
+  // The tile and its halo into shared memory, then the barrier (tile_load.cuh).
+  load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col, u, v, u_tile,
+                                              v_tile);
 
   // Only now may the threads without a cell (past the last row or column) leave.
   const int row = origin_row + static_cast<int>(threadIdx.y);
@@ -111,8 +103,8 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
 #pragma unroll
     for (int c = 0; c < 3; ++c) {
       if (r == 1 && c == 1) continue;
-      sum_u += c_stencil.weights[r][c] * u_tile[tile_row - 1 + r][tile_col - 1 + c];
-      sum_v += c_stencil.weights[r][c] * v_tile[tile_row - 1 + r][tile_col - 1 + c];
+      sum_u += c_stencil.weights.w[r][c] * u_tile[tile_row - 1 + r][tile_col - 1 + c];
+      sum_v += c_stencil.weights.w[r][c] * v_tile[tile_row - 1 + r][tile_col - 1 + c];
     }
   }
   const float u_c = u_tile[tile_row][tile_col];
@@ -141,13 +133,13 @@ using gs::device_floats;
 // Owns u, v and their next-step buffers on the device; one launch per step, ping-pong.
 class TiledStepper final : public gs::Stepper {
  public:
-  TiledStepper(StepKernel kernel, dim3 tile, const lesson05::Weights& weights)
-      : kernel_(kernel), tile_(tile), stencil_(gs::weight_table(weights)) {}
+  TiledStepper(StepKernel kernel, dim3 tile) : kernel_(kernel), tile_(tile) {}
 
-  void load(const gs::State& state, const gs::Params& params) override {
+  void load(const gs::State& state, const Rates& rates) override {
     rows_ = state.rows;
     cols_ = state.cols;
-    rates_ = gs::rates_of(params);
+    rates_ = rates;
+    stencil_ = gs::gpu_stencil(rates.weights);
     u_ = device_floats(state.size());
     v_ = device_floats(state.size());
     u_next_ = device_floats(state.size());
@@ -188,12 +180,17 @@ class TiledStepper final : public gs::Stepper {
     GS_CUDA_CHECK(cudaMemcpy(v, v_.get(), bytes(), cudaMemcpyDeviceToHost));
   }
 
+  // The current buffers; the kernels run on the legacy default stream.
+  gs::FieldView fields() override {
+    return {u_.get(), v_.get(), cols_, rows_, cols_, gs::Device::gpu, nullptr};
+  }
+
  private:
   std::size_t bytes() const { return static_cast<std::size_t>(rows_) * cols_ * sizeof(float); }
 
   StepKernel kernel_;
   dim3 tile_;
-  Stencil stencil_{};
+  gs::GpuStencil stencil_{};
   int rows_ = 0;
   int cols_ = 0;
   Rates rates_{};
@@ -202,20 +199,20 @@ class TiledStepper final : public gs::Stepper {
 
 template <int kTileCols, int kTileRows, int kRowStride>
 gs::Implementation tiled(const std::string& name, const std::string& summary) {
-  return {name, "05_shared_tiling", summary, gs::Device::gpu, [] {
+  return {name,
+          "05_shared_tiling",
+          summary,
+          gs::Device::gpu,
+          [] {
             return std::make_unique<TiledStepper>(tiled_step<kTileCols, kTileRows, kRowStride>,
-                                                  dim3(kTileCols, kTileRows),
-                                                  gs::kUnitStencilWeights);
-          }};
+                                                  dim3(kTileCols, kTileRows));
+          },
+          true};
 }
 
 }  // namespace
 
-namespace lesson05 {
-
-std::unique_ptr<gs::Stepper> make_tiled_stepper(const Weights& weights) {
-  return std::make_unique<TiledStepper>(tiled_step<32, 8, 34>, dim3(32, 8), weights);
-}
+namespace GS_LESSON_NAMESPACE {
 
 std::vector<gs::Implementation> implementations() {
   return {
@@ -227,4 +224,4 @@ std::vector<gs::Implementation> implementations() {
   };
 }
 
-}  // namespace lesson05
+}  // namespace GS_LESSON_NAMESPACE

@@ -11,16 +11,9 @@ State poisoned_state(int rows, int cols) {
   return State(rows, cols, nan, nan);
 }
 
-Params params_for(const State& start) {
-  Params params;
-  params.rows = start.rows;
-  params.cols = start.cols;
-  return params;
-}
-
-State run_stepper(Stepper& stepper, const State& start, const Params& params,
+State run_stepper(Stepper& stepper, const State& start, const Rates& rates,
                   const std::vector<int>& calls) {
-  stepper.load(start, params);
+  stepper.load(start, rates);
   for (const int steps : calls) stepper.advance(steps);
   State got = poisoned_state(start.rows, start.cols);
   stepper.fetch(got);

@@ -21,13 +21,10 @@ namespace gs::test {
 ///        and shows up in the comparison.
 State poisoned_state(int rows, int cols);
 
-/// @brief The course's default rates on a grid of @p start's size.
-Params params_for(const State& start);
-
-/// @brief Loads @p start into @p stepper with @p params, calls advance() once for each entry of
+/// @brief Loads @p start into @p stepper with @p rates, calls advance() once for each entry of
 ///        @p calls (that many steps), and fetches the result into a NaN-poisoned state, so that
 ///        a cell the stepper never wrote shows up as NaN.
-State run_stepper(Stepper& stepper, const State& start, const Params& params,
+State run_stepper(Stepper& stepper, const State& start, const Rates& rates,
                   const std::vector<int>& calls);
 
 /// @brief Compares @p got with @p expected cell by cell (u and v). Passes when every value is
@@ -43,12 +40,19 @@ State run_stepper(Stepper& stepper, const State& start, const Params& params,
 ///        over tens of steps (about 1e-6) and far below the error of a real bug (about 1e-2).
 inline constexpr double kTolerance = 1e-4;
 
-/// @brief Weights for the generic kernels' tests: asymmetric, with a centre weight that must be
-///        ignored, so a kernel that reads weights[c][r] instead of weights[r][c], or counts the
-///        centre, gets other numbers than gs::reference_advance_weighted().
-inline constexpr StencilWeights kSkewedWeights = {0.50f, 1.00f, 0.25f,  //
-                                                  2.00f, 7.00f, 1.50f,  //
-                                                  0.75f, 1.25f, 0.40f};
+/// @brief Weights for the generic implementations' tests: asymmetric, with a centre weight that
+///        must be ignored, so a kernel that reads w[c][r] instead of w[r][c], or counts the
+///        centre, gets other numbers than gs::reference_advance_in_double().
+inline constexpr StencilWeights kSkewedWeights = {{{0.50f, 1.00f, 0.25f},  //
+                                                   {2.00f, 7.00f, 1.50f},
+                                                   {0.75f, 1.25f, 0.40f}}};
+
+/// @brief The course's default rates with the stencil @p weights.
+inline Rates rates_with(const StencilWeights& weights) {
+  Rates rates;
+  rates.weights = weights;
+  return rates;
+}
 
 }  // namespace gs::test
 

@@ -45,8 +45,12 @@ class FrameWriter {
 
   /// @brief Writes frame @p index (0-based) from @p v, rows * cols values.
   void write_frame(int index, const float* v);
-  /// @brief Checks that every frame was written, closes the file, renames it to its final name.
-  void commit();
+  /// @brief Checks that every frame was written, closes the file, flushes it to the disk (fsync
+  ///        of the file, and of its directory after the rename) unless @p flush_to_disk is false,
+  ///        and renames it to its final name.
+  void commit(bool flush_to_disk = true);
+  /// @brief Seconds the flush of commit() took (0 without one).
+  double flush_seconds() const { return flush_seconds_; }
   /// @brief Bytes of frame data written so far.
   std::int64_t bytes_written() const { return bytes_written_; }
   /// @brief The temporary file name used until commit().
@@ -65,6 +69,7 @@ class FrameWriter {
   std::int64_t file_ = -1;
   std::int64_t dataset_ = -1;
   std::int64_t file_space_ = -1;
+  double flush_seconds_ = 0.0;
   bool committed_ = false;
 };
 

@@ -1,30 +1,39 @@
 /// @file program.hpp
-/// @brief The program every lesson and the main program share: the course's flags, the frame
-///        loop, the HDF5 output, the report. A lesson supplies only its implementations.
+/// @brief The program every lesson and the main program share: the course's flags, choosing an
+///        implementation, the frame loop, the HDF5 output, the report and the exit codes. A
+///        lesson supplies only its implementations (and lesson 07 a frame loop of its own).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "gs/interrupt.hpp"
 #include "gs/params.hpp"
+#include "gs/report.hpp"
 #include "gs/stepper.hpp"
-#include "gs/timing.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace gs {
 
 /// @brief Exit codes of every program (documented in the README).
 enum ExitCode : int {
-  kExitSuccess = 0,       ///< The run finished and its output (if any) is complete.
-  kExitFailure = 1,       ///< The run failed: output error, divergence, a CUDA error.
-  kExitUsage = 2,         ///< Bad flags or parameters; nothing was computed.
-  kExitNoGpu = 3,         ///< The implementation needs a GPU and none is usable.
-  kExitInterrupted = 130  ///< SIGINT or SIGTERM; the partial output was deleted.
+  kExitSuccess = 0,  ///< The run finished and its output (if any) is complete.
+  kExitFailure = 1,  ///< The run failed: output error, divergence, a CUDA error.
+  kExitUsage = 2,    ///< Bad flags or parameters; nothing was computed.
+  kExitNoGpu = 3,    ///< The implementation needs a GPU and none is usable.
+  kExitSignal = 128  ///< Stopped by a signal: 128 + its number (130 SIGINT, 143 SIGTERM, 129
+                     ///< SIGHUP), as shells report it; the partial output was deleted.
 };
 
 /// @brief What the command line asked for beyond the simulation parameters.
 struct ProgramOptions {
   Params params;               ///< The simulation parameters.
   bool write_output = true;    ///< False with `--no-output`: compute only.
+  bool fsync = true;           ///< False with `--no-fsync`: leave the file in the page cache.
   bool json = false;           ///< `--json`: one line of JSON on stdout at the end.
   bool progress = false;       ///< `--progress`: the progress line even when not on a terminal.
   bool list = false;           ///< `--list`: print the implementations and exit.
@@ -32,31 +41,45 @@ struct ProgramOptions {
   std::string implementation;  ///< `--impl`: which implementation; empty means the default.
 };
 
-/// @brief Thrown when a run is stopped by SIGINT or SIGTERM.
-class Interrupted : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+/// @brief Runs one implementation with the given options and returns what it did: the frame
+///        loop. common/ has the synchronous one (run_simulation); lesson 07 has a pipelined one.
+using FrameLoop = std::function<RunResult(const Implementation&, const ProgramOptions&)>;
 
-/// @brief Thrown when the state stops being finite (an unstable choice of rates).
-class Diverged : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// @brief Runs @p implementation with @p options: initial state, frames, output, timing.
-///        Throws OutputError, Diverged, Interrupted or the implementation's own errors.
+/// @brief The synchronous frame loop: compute a frame, fetch it, write it, and so on. Throws
+///        OutputError, Diverged, Interrupted or the implementation's own errors.
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options);
 
+/// @brief Adds the grid flags `-r`, `-c`, `-n`, `-e` bound to @p params (every program).
+void add_grid_flags(CLI::App& app, Params& params);
+
+/// @brief Adds the rate flags `-k`, `-f`, `-t`, `-u`, `-v` bound to @p rates.
+void add_rate_flags(CLI::App& app, Rates& rates);
+
+/// @brief Whether @p implementation can run here (a CPU one always; a GPU one when a GPU answers).
+bool usable(const Implementation& implementation);
+
+/// @brief "CPU (N hardware threads)" or the GPU's name: where @p implementation runs.
+std::string describe_device(const Implementation& implementation);
+
+/// @brief Picks the implementation named @p name from @p implementations, or the first usable
+///        one when @p name is empty. On failure prints why to stderr (prefixed by
+///        @p program_name) and sets @p exit_code (kExitUsage: unknown name; kExitNoGpu).
+/// @return the implementation, or nullptr.
+const Implementation* select_implementation(const std::vector<Implementation>& implementations,
+                                            const std::string& name,
+                                            const std::string& program_name, int& exit_code);
+
 /// @brief The whole program: parses @p argc / @p argv, picks an implementation from
-///        @p implementations (the first usable one unless `--impl` names one), runs it and
-///        reports. Never throws; returns an ExitCode.
+///        @p implementations (the first usable one unless `--impl` names one), runs it with
+///        @p loop and reports. Never throws; returns an ExitCode.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations the choices, fastest first; `--list` prints them.
-/// @param program_name shown in `--help`.
+/// @param program_name shown in `--help` and in messages.
 /// @param description one line under the name in `--help`.
+/// @param loop the frame loop (default: the synchronous run_simulation).
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
-                const std::string& program_name, const std::string& description);
+                const std::string& program_name, const std::string& description,
+                const FrameLoop& loop = run_simulation);
 
 }  // namespace gs

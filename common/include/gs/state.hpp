@@ -32,7 +32,7 @@ struct State {
   }
 };
 
-/// @brief The deterministic initial condition of shared/PROBLEM.md.
+/// @brief The deterministic initial condition of docs/PROBLEM.md.
 ///
 /// u = 1, v = 0 everywhere, then u = 0, v = 1 on rows [7R/16 - 4, 8R/16 - 4) and columns
 /// [7C/16, 8C/16), with integer division and bounds below 0 clamped to 0.

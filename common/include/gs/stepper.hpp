@@ -3,8 +3,10 @@
 ///        own layout and advances it. Everything around it (flags, output, timing) is common.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,34 @@
 #include "gs/state.hpp"
 
 namespace gs {
+
+/// @brief Where an implementation runs.
+enum class Device { cpu, gpu };
+
+/// @brief Thrown when the state stops being finite (an unstable choice of rates).
+class Diverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// @brief Where a stepper keeps its current state, for code that works on the fields in place
+///        instead of copying them through fetch(): lesson 07's asynchronous frame copies, lesson
+///        08's halo exchange. Valid until the next load() or advance(). The cells may be read
+///        and written (on a GPU, in order on `stream`); the next advance() continues from what
+///        they hold. The padding between `cols` and `pitch` must not be written.
+struct FieldView {
+  float* u = nullptr;           ///< Cell (0, 0) of u; nullptr when the stepper offers no view.
+  float* v = nullptr;           ///< Cell (0, 0) of v.
+  std::ptrdiff_t pitch = 0;     ///< Floats from the start of one row to the start of the next.
+  int rows = 0;                 ///< Rows of the state.
+  int cols = 0;                 ///< Columns of the state.
+  Device device = Device::cpu;  ///< Where u and v point: host or device memory.
+  void* stream = nullptr;       ///< GPU: the cudaStream_t the stepper computes on (nullptr:
+                                ///< the legacy default stream). Held as void* so that plain
+                                ///< C++ can pass it on.
+  /// @brief Whether the stepper offered a view at all.
+  bool available() const { return u != nullptr; }
+};
 
 /// @brief Advances a Gray-Scott state; each lesson variant is one Stepper.
 ///
@@ -22,8 +52,10 @@ class Stepper {
  public:
   virtual ~Stepper() = default;
 
-  /// @brief Takes a copy of @p state and the rates of @p params; later calls start from it.
-  virtual void load(const State& state, const Params& params) = 0;
+  /// @brief Takes a copy of @p state and the @p rates of every step; later calls start from it.
+  ///        A specialised stepper (Implementation::generic false) refuses weights other than the
+  ///        unit stencil with InvalidParameter (see require_unit_stencil()).
+  virtual void load(const State& state, const Rates& rates) = 0;
 
   /// @brief Advances the loaded state by @p steps explicit Euler steps (steps >= 0).
   ///        May return before the work is finished (asynchronous devices).
@@ -34,15 +66,20 @@ class Stepper {
   virtual void fetch(State& state) = 0;
 
   /// @brief Writes the current v (rows * cols values) to @p v; waits for pending work first.
-  ///        The default goes through fetch(); GPU steppers override it to copy v alone.
+  ///        The default goes through fetch(); steppers override it to copy v alone.
   virtual void fetch_v(float* v);
 
   /// @brief Waits until every step asked for so far is done (a no-op on the CPU).
   virtual void synchronize() {}
+
+  /// @brief The current state in the stepper's own memory (see FieldView); the default offers
+  ///        none, and code that needs one falls back to fetch().
+  virtual FieldView fields() { return {}; }
 };
 
-/// @brief Where an implementation runs.
-enum class Device { cpu, gpu };
+/// @brief Throws InvalidParameter unless @p rates.weights is the unit stencil: what a specialised
+///        implementation named @p implementation calls in load().
+void require_unit_stencil(const Rates& rates, const std::string& implementation);
 
 /// @brief A named, selectable implementation: what `--impl`, `--list` and the benchmark see.
 struct Implementation {
@@ -51,6 +88,7 @@ struct Implementation {
   std::string summary;          ///< One line: what it does and what it teaches.
   Device device = Device::cpu;  ///< Where it runs.
   std::function<std::unique_ptr<Stepper>()> create;  ///< Makes a fresh stepper.
+  bool generic = false;  ///< Takes any stencil weights (Rates::weights); false: unit weights only.
 };
 
 /// @brief The scalar reference wrapped as a Stepper (the oracle, and the slowest path).

@@ -1,14 +1,8 @@
 /// @file timing.hpp
-/// @brief Wall-clock timing, the progress line of long runs, and the final report that every
-///        program prints the same way, so that lessons are compared like with like.
+/// @brief Wall-clock timing and the progress line of long runs.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
-#include <iosfwd>
-#include <string>
-
-#include "gs/params.hpp"
 
 namespace gs {
 
@@ -25,9 +19,6 @@ class Stopwatch {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_;
 };
-
-/// @brief Minimum bytes a step must move per cell: read u and v, write u and v (4 floats).
-inline constexpr double kBytesPerCellUpdate = 16.0;
 
 /// @brief A progress line on stderr (frames done, rate, ETA), redrawn at most a few times a
 ///        second, only when enabled (a terminal, or `--progress`).
@@ -47,31 +38,5 @@ class ProgressLine {
   Stopwatch clock_;
   double last_draw_ = -1.0;
 };
-
-/// @brief What one run did and how long it took.
-struct RunResult {
-  std::string implementation;      ///< Implementation name.
-  std::string device_name;         ///< "CPU (N threads)" or the GPU's name.
-  Params params;                   ///< The run's parameters.
-  std::int64_t steps = 0;          ///< Steps computed.
-  double seconds = 0.0;            ///< Wall time of the whole run (compute + output).
-  double compute_seconds = 0.0;    ///< Time in load/advance/fetch (includes device sync).
-  double write_seconds = 0.0;      ///< Time inside the HDF5 writer.
-  std::int64_t bytes_written = 0;  ///< Frame bytes written (0 with --no-output).
-  bool wrote_output = false;       ///< Whether an output file was produced.
-
-  /// @brief Cell updates per second of compute time.
-  double cell_updates_per_second() const;
-};
-
-/// @brief Prints the human-readable report of @p result to @p out.
-void print_report(std::ostream& out, const RunResult& result);
-
-/// @brief Prints @p result as one line of JSON (implementation, rows, cols, steps, seconds,
-///        cell_updates_per_s, bytes_written, and a few more fields) to @p out.
-void print_json(std::ostream& out, const RunResult& result);
-
-/// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
-std::string si(double value, const std::string& unit);
 
 }  // namespace gs

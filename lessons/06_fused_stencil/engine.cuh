@@ -1,73 +1,10 @@
-// Lesson 06 - the fused 3x3 stencil, temporal blocking and CUDA graphs.
-//
-// JAX's 3x3 version compiles the whole time loop (fori_loop) into one program for the GPU. This
-// lesson does the same by hand, in three measured moves (README.md):
-//   1. one specialised kernel per step: the nine unit weights written out as a 3x3 box sum, u and
-//      v updated in one pass, each thread walking down a column so that it loads every row once
-//      ("l06-fused");
-//   2. the launches of one advance(n) recorded once as a CUDA graph and replayed, so that the
-//      GPU no longer waits for the CPU between steps ("l06-fused-graph");
-//   3. several steps per launch ("temporal blocking", the course's pyramids): each warp loads a
-//      strip of the grid wider and taller than the part it writes, by one cell per step on each
-//      side, and advances it T steps in registers. Rows stream through a sliding window, the left
-//      and right neighbours come from the next lanes through warp shuffles: a step touches no
-//      shared memory and waits at no barrier ("l06-temporal", replayed as a graph: the best, and
-//      what gray_scott uses on a GPU; "l06-temporal-launches" without the graph).
-// Cells outside the grid are "absent": they count as 0 in every sum and each cell divides by
-// the number of cells of its 3x3 box that exist. In a pyramid they must stay absent at every
-// intermediate step, not be computed as if they were cells.
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstddef>
-#include <map>
-#include <memory>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "gs/cuda_check.hpp"
-#include "gs/lessons.hpp"
-
-namespace {
-
-// ---------------------------------------------------------------------------------------------
-// 1. The update of one cell, specialised to the nine unit weights
-// ---------------------------------------------------------------------------------------------
-
-// The rates of one step folded into the few numbers the update needs (computed on the host).
-struct Coefficients {
-  float dt_du;    // dt * Du
-  float dt_dv;    // dt * Dv
-  float dt;       // dt
-  float dt_feed;  // dt * F
-  float keep_u;   // 1 - dt * F: the share of u that feeding leaves
-  float keep_v;   // 1 - dt * (F + k): the share of v that feeding and killing leave
-};
-
-Coefficients make_coefficients(const gs::Params& p) {
-  return {
-      p.dt * p.diffusion_u, p.dt * p.diffusion_v,      p.dt,
-      p.dt * p.feed_rate,   1.0f - p.dt * p.feed_rate, 1.0f - p.dt * (p.feed_rate + p.kill_rate)};
-}
-
-// One explicit Euler step of one cell. With all nine weights equal to 1 the Laplacian is
-//   L(a) = sum over the in-grid neighbours of (neighbour - a) = box - cells * a,
-// where box is the sum of the 3x3 box around the cell (centre included, absent cells counting 0)
-// and cells the number of its cells that exist (9 inside, 6 on an edge, 4 in a corner). Then
-//   u' = u + dt * (Du * (box_u - cells * u) - u v^2 + F * (1 - u))
-//      = (keep_u - dt_du * cells) * u + dt_du * box_u - dt * u v^2 + dt_feed
-//   v' = (keep_v - dt_dv * cells) * v + dt_dv * box_v + dt * u v^2
-// which is three fused multiply-adds per field once u v^2 is known.
-__device__ __forceinline__ void nine_term_update(float u, float v, float box_u, float box_v,
-                                                 float cells, const Coefficients& c, float& u_next,
-                                                 float& v_next) {
-  // GS_EXERCISE_BEGIN(nine_term_update)
-  const float uvv = u * v * v;
-  u_next = fmaf(c.keep_u - c.dt_du * cells, u, fmaf(c.dt_du, box_u, fmaf(-c.dt, uvv, c.dt_feed)));
-  v_next = fmaf(c.keep_v - c.dt_dv * cells, v, fmaf(c.dt_dv, box_v, c.dt * uvv));
-  // GS_EXERCISE_END
-}
+// Lesson 06's engine: what the temporal-blocking kernel and the steppers stand on, read but not
+// edited. The device layout; the strips, chunks and the launch plan (plan_tiling); the
+// per-warp walk down a strip with its pyramid of levels in registers (StripWalker); the
+// buffers, the stream and the CUDA graphs every stepper shares (DeviceFields, GpuStepper).
+// stencil.cu includes it once, inside its anonymous namespace, after cell_update.cuh (which
+// defines nine_term_update(), edge_row_kind() and the tuning constants it uses).
+#pragma once
 
 // ---------------------------------------------------------------------------------------------
 // The device layout, shared by both kernels
@@ -100,102 +37,8 @@ __device__ __forceinline__ std::size_t offset(const Grid& g, int row, int col) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. One step per launch: the fused kernel
+// Strips, chunks and the pyramid (section 3 of stencil.cu tells the idea)
 // ---------------------------------------------------------------------------------------------
-
-// A block is one warp wide (32 consecutive columns: 128-byte loads) and walks 32 rows down.
-constexpr int kFusedBlockCols = 32;
-constexpr int kFusedBlockRows = 4;
-constexpr int kFusedRowsPerThread = 8;
-
-// The three cells of one row around `col` for both fields: the centre values and the sums
-// (left + centre + right, an absent neighbour counting 0).
-struct RowSums {
-  float centre_u;
-  float centre_v;
-  float sum_u;
-  float sum_v;
-};
-
-__device__ __forceinline__ RowSums row_sums(const ConstFields& in, const Grid& g, int row, int col,
-                                            bool has_left, bool has_right) {
-  const std::size_t at = offset(g, row, col);
-  RowSums s;
-  s.centre_u = __ldg(in.u + at);
-  s.centre_v = __ldg(in.v + at);
-  const float left_u = has_left ? __ldg(in.u + at - 1) : 0.0f;
-  const float left_v = has_left ? __ldg(in.v + at - 1) : 0.0f;
-  const float right_u = has_right ? __ldg(in.u + at + 1) : 0.0f;
-  const float right_v = has_right ? __ldg(in.v + at + 1) : 0.0f;
-  s.sum_u = left_u + s.centre_u + right_u;
-  s.sum_v = left_v + s.centre_v + right_v;
-  return s;
-}
-
-// Each thread owns one column of kFusedRowsPerThread cells. It first loads the rows it needs
-// (its cells plus one row above and one below, each row once instead of three times, u and v
-// together), so that all those loads are in flight at once, then updates its cells. The left and
-// right neighbours are loaded by the next threads too and come from L1.
-__global__ void __launch_bounds__(kFusedBlockCols* kFusedBlockRows)
-    fused_step_kernel(ConstFields in, Fields out, Grid g, Coefficients c) {
-  const int col = static_cast<int>(blockIdx.x) * kFusedBlockCols + static_cast<int>(threadIdx.x);
-  const int row_begin =
-      (static_cast<int>(blockIdx.y) * kFusedBlockRows + static_cast<int>(threadIdx.y)) *
-      kFusedRowsPerThread;
-  if (col >= g.cols || row_begin >= g.rows) return;
-  const bool has_left = col > 0;
-  const bool has_right = col + 1 < g.cols;
-  const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
-
-  RowSums sums[kFusedRowsPerThread + 2];  // rows row_begin - 1 ... row_begin + kFusedRowsPerThread
-#pragma unroll
-  for (int i = 0; i < kFusedRowsPerThread + 2; ++i) {
-    const int row = row_begin - 1 + i;
-    sums[i] = (0 <= row && row < g.rows) ? row_sums(in, g, row, col, has_left, has_right)
-                                         : RowSums{0.0f, 0.0f, 0.0f, 0.0f};
-  }
-#pragma unroll
-  for (int i = 0; i < kFusedRowsPerThread; ++i) {
-    const int row = row_begin + i;
-    if (row >= g.rows) break;
-    const float rows_present =
-        1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < g.rows);
-    // The nine unit weights: three rows of three cells.
-    const float box_u = sums[i].sum_u + sums[i + 1].sum_u + sums[i + 2].sum_u;
-    const float box_v = sums[i].sum_v + sums[i + 1].sum_v + sums[i + 2].sum_v;
-    float u_next;
-    float v_next;
-    nine_term_update(sums[i + 1].centre_u, sums[i + 1].centre_v, box_u, box_v,
-                     rows_present * cols_present, c, u_next, v_next);
-    out.u[offset(g, row, col)] = u_next;
-    out.v[offset(g, row, col)] = v_next;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3. Several steps per launch: temporal blocking in registers
-// ---------------------------------------------------------------------------------------------
-//
-// One warp owns a strip of 32 * kCols columns (kCols adjacent columns per lane, loaded as one
-// float2 or float4) and a chunk of rows. To advance kSteps steps it streams rows down the strip,
-// and each row climbs a pyramid of kSteps levels held in registers: level s holds the state
-// after s steps, and needs rows r-1, r, r+1 of level s-1 to produce its row r. Vertical sums come
-// from the rows a lane already holds, horizontal ones from the neighbouring lanes through warp
-// shuffles: a step touches no shared memory and waits at no barrier.
-//
-// Two tricks keep the arithmetic units busy:
-//  - the levels run top-down within one row-iteration, so level s takes the row that level s-1
-//    made in the PREVIOUS iteration: the kSteps levels of an iteration are independent of each
-//    other, and a warp has kSteps * kCols * 2 chains of arithmetic in flight instead of
-//    kCols * 2 (few warps hide the latencies, so the chunks can be tall);
-//  - the rows live in two buffers that alternate from one iteration to the next (the phase),
-//    so the one a level receives is the one it reads, and nothing is copied.
-// Level s therefore lags two rows behind level s-1, and the top level writes row q - 2 kSteps
-// when row q is loaded.
-//
-// Each step spoils one column at each end of the strip (its outer neighbours are unknown) and
-// one row at each end of the chunk, so a warp loads kHaloCols columns and kSteps rows more on
-// each side than it writes. Those halo cells are computed by two warps: the price of the pyramid.
 
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
@@ -429,15 +272,13 @@ struct StripWalker {
       pyramid_step<kCols, false, kColEdges>(pair, centre, below, made, row, g.rows, columns, c);
       return;
     }
-    // GS_EXERCISE_BEGIN(absent_rows)
-    // A row outside the grid must stay absent (0) at every level, or the next level would add
-    // it to its sums: it is not computed as if it were a row of cells.
-    if (row < 0 || row >= g.rows) {
+    // Near the top and bottom of the grid: what the row is decides what the level does with it
+    // (edge_row_kind(), cell_update.cuh).
+    if (edge_row_kind(row, g.rows) == RowKind::absent) {
       absent_row(pair, centre, below, made);
     } else {
       pyramid_step<kCols, true, kColEdges>(pair, centre, below, made, row, g.rows, columns, c);
     }
-    // GS_EXERCISE_END
   }
 
   // One iteration: every level makes one row (top level first: each reads only what the level
@@ -513,50 +354,6 @@ struct StripWalker {
   }
 };
 
-template <int kSteps, int kCols>
-__global__ void __launch_bounds__(kTemporalMaxThreads)
-    temporal_kernel(ConstFields in, Fields out, Grid g, Coefficients c, Tiling tiling) {
-  using S = Strip<kSteps, kCols>;
-  const int thread = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int warp = thread / kWarpSize;
-  const int lane = thread % kWarpSize;
-  if (warp >= warps_of(tiling)) return;  // whole warps leave together
-  // The side strips' warps first, then the inner strips' (neighbouring warps: neighbouring
-  // strips of one chunk of rows).
-  const int sides = side_strips(tiling);
-  int strip;
-  int chunk_rows;
-  int chunk;
-  if (warp < sides * tiling.side_chunks) {
-    strip = warp % sides == 0 ? 0 : tiling.strips - 1;
-    chunk_rows = tiling.side_chunk_rows;
-    chunk = warp / sides;
-  } else {
-    const int inner = warp - sides * tiling.side_chunks;
-    const int inner_strips = tiling.strips - sides;
-    strip = 1 + inner % inner_strips;
-    chunk_rows = tiling.chunk_rows;
-    chunk = inner / inner_strips;
-  }
-  const int row_begin = max(0, chunk * chunk_rows - chunk_offset(kSteps));
-  const int row_end = min((chunk + 1) * chunk_rows - chunk_offset(kSteps), g.rows);
-  const int strip_first_col = strip * S::kOutCols - S::kHaloCols;
-  const int first_col = strip_first_col + lane * kCols;
-  const bool lane_writes =
-      S::kHaloLanes <= lane && lane < kWarpSize - S::kHaloLanes && first_col < g.cols;
-  // Only the strips at the left and right edges pay for per-column checks.
-  const bool touches_side = strip_first_col < 1 || strip_first_col + S::kWidth > g.cols - 1;
-  if (touches_side) {
-    StripWalker<kSteps, kCols, true> walker{in,        out,         g,         c,
-                                            first_col, lane_writes, row_begin, row_end};
-    walker.walk();
-  } else {
-    StripWalker<kSteps, kCols, false> walker{in,        out,         g,         c,
-                                             first_col, lane_writes, row_begin, row_end};
-    walker.walk();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Plumbing: buffers, launches, graphs
 // ---------------------------------------------------------------------------------------------
@@ -601,34 +398,6 @@ struct LaunchShape {
   float side_cost;  // time per row of a side strip's warp over an inner strip's
 };
 
-template <int kSteps, int kCols>
-void launch_temporal_exactly(ConstFields in, Fields out, const Grid& g, const Coefficients& c,
-                             const LaunchShape& shape, cudaStream_t stream) {
-  int blocks_per_sm = 0;  // how many blocks of this kernel fit at once (registers decide)
-  GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, temporal_kernel<kSteps, kCols>, shape.threads_per_block, 0));
-  const int warps_fit = std::max(1, blocks_per_sm) * (shape.threads_per_block / kWarpSize);
-  const Tiling tiling = plan_tiling(g, Strip<kSteps, kCols>::kOutCols, kSteps, shape.sm_count,
-                                    std::min(shape.warps_per_sm, warps_fit), shape.side_cost);
-  const int threads = warps_of(tiling) * kWarpSize;
-  const int blocks = ceil_div(threads, shape.threads_per_block);
-  temporal_kernel<kSteps, kCols>
-      <<<blocks, shape.threads_per_block, 0, stream>>>(in, out, g, c, tiling);
-  GS_CUDA_CHECK_LAUNCH();
-}
-
-// Launches the kernel made for `steps` (1 <= steps <= kMaxSteps): the step count is a template
-// parameter so that the pyramid's levels unroll into registers.
-template <int kMaxSteps, int kCols>
-void launch_temporal(int steps, ConstFields in, Fields out, const Grid& g, const Coefficients& c,
-                     const LaunchShape& shape, cudaStream_t stream) {
-  if (steps == kMaxSteps) {
-    launch_temporal_exactly<kMaxSteps, kCols>(in, out, g, c, shape, stream);
-  } else if constexpr (kMaxSteps > 1) {
-    launch_temporal<kMaxSteps - 1, kCols>(steps, in, out, g, c, shape, stream);
-  }
-}
-
 // The four device buffers (u, v for the current state and for the next) in the pitched layout.
 // Every copy and memset goes to the stepper's stream, the one the kernels run on: that stream
 // does not wait for the legacy default stream (cudaStreamNonBlocking), so a plain cudaMemcpy
@@ -656,6 +425,7 @@ class DeviceFields {
 
   const Grid& grid() const { return grid_; }
   ConstFields current() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
+  Fields current_writable() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
   Fields next() const { return {buffer(2 * (1 - current_)), buffer(2 * (1 - current_) + 1)}; }
   int parity() const { return current_; }
   void set_parity(int parity) { current_ = parity; }
@@ -697,7 +467,8 @@ class GpuStepper : public gs::Stepper {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
 
-  void load(const gs::State& state, const gs::Params& params) override {
+  void load(const gs::State& state, const gs::Rates& rates) override {
+    gs::require_unit_stencil(rates, "lesson 06's steppers");
     if (stream_ == nullptr) {
       GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
       int device = 0;
@@ -708,7 +479,7 @@ class GpuStepper : public gs::Stepper {
     forget_graphs();  // they name the old buffers and rates
     fields_.allocate(state.rows, state.cols, stream_);
     fields_.upload(state);
-    coefficients_ = make_coefficients(params);
+    coefficients_ = make_coefficients(rates);
   }
 
   void advance(int steps) override {
@@ -747,13 +518,20 @@ class GpuStepper : public gs::Stepper {
     if (stream_ != nullptr) GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  // The current buffers, in the pitched layout, and the stream the kernels run on.
+  gs::FieldView fields() override {
+    const Grid& g = fields_.grid();
+    const Fields current = fields_.current_writable();
+    return {current.u, current.v, g.pitch, g.rows, g.cols, gs::Device::gpu, stream_};
+  }
+
  protected:
   // Enqueues on stream() the launches that advance the state by `steps`; after each launch it
-  // calls fields().swap(), so the next launch reads what this one wrote.
+  // calls buffers().swap(), so the next launch reads what this one wrote.
   virtual void enqueue(int steps) = 0;
 
   cudaStream_t stream() const { return stream_; }
-  DeviceFields& fields() { return fields_; }
+  DeviceFields& buffers() { return fields_; }
   const Coefficients& coefficients() const { return coefficients_; }
   int sm_count() const { return sm_count_; }
 
@@ -799,92 +577,3 @@ class GpuStepper : public gs::Stepper {
 };
 
 // One launch of the fused kernel per step.
-class FusedStepper final : public GpuStepper {
- public:
-  using GpuStepper::GpuStepper;
-
- private:
-  void enqueue(int steps) override {
-    const Grid& g = fields().grid();
-    const dim3 block(kFusedBlockCols, kFusedBlockRows);
-    const dim3 blocks(
-        static_cast<unsigned>(ceil_div(g.cols, kFusedBlockCols)),
-        static_cast<unsigned>(ceil_div(g.rows, kFusedBlockRows * kFusedRowsPerThread)));
-    for (int step = 0; step < steps; ++step) {
-      fused_step_kernel<<<blocks, block, 0, stream()>>>(fields().current(), fields().next(), g,
-                                                        coefficients());
-      GS_CUDA_CHECK_LAUNCH();
-      fields().swap();
-    }
-  }
-};
-
-// Launches of up to steps_per_launch steps each; a step count that is not a multiple ends with
-// one shorter launch (kMaxSteps kernels are compiled, one per step count).
-template <int kMaxSteps, int kCols>
-class TemporalStepper final : public GpuStepper {
- public:
-  TemporalStepper(int steps_per_launch, bool replay_as_graph, int warps_per_sm,
-                  int threads_per_block, float side_cost)
-      : GpuStepper(replay_as_graph),
-        steps_per_launch_(std::clamp(steps_per_launch, 1, kMaxSteps)),
-        warps_per_sm_(warps_per_sm),
-        threads_per_block_(threads_per_block),
-        side_cost_(side_cost) {}
-
- private:
-  void enqueue(int steps) override {
-    const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_, side_cost_};
-    for (int done = 0; done < steps;) {
-      const int now = std::min(steps_per_launch_, steps - done);
-      launch_temporal<kMaxSteps, kCols>(now, fields().current(), fields().next(), fields().grid(),
-                                        coefficients(), shape, stream());
-      fields().swap();
-      done += now;
-    }
-  }
-
-  int steps_per_launch_;
-  int warps_per_sm_;
-  int threads_per_block_;
-  float side_cost_;
-};
-
-// The configuration sweeps on an H100 found fastest (README.md, "Tuning"): columns per lane,
-// steps per launch, warps per multiprocessor the row chunks aim at, threads per block, and how
-// much longer a side strip's warp takes per row (measured per warp with %globaltimer).
-constexpr int kColumnsPerLane = 2;
-constexpr int kStepsPerLaunch = 4;
-constexpr int kMaxStepsPerLaunch = kStepsPerLaunch;  // kernels for 1 ... T steps
-constexpr int kWarpsPerSm = 12;
-constexpr int kThreadsPerBlock = 128;
-constexpr float kSideCost = 1.4f;
-
-std::unique_ptr<gs::Stepper> make_temporal(int steps_per_launch, bool replay_as_graph) {
-  return std::make_unique<TemporalStepper<kMaxStepsPerLaunch, kColumnsPerLane>>(
-      steps_per_launch, replay_as_graph, kWarpsPerSm, kThreadsPerBlock, kSideCost);
-}
-
-}  // namespace
-
-namespace lesson06 {
-
-std::vector<gs::Implementation> implementations() {
-  const char* lesson = "06_fused_stencil";
-  return {
-      {"l06-temporal", lesson,
-       std::to_string(kStepsPerLaunch) +
-           " steps per launch in registers (pyramids, warp shuffles), replayed as a CUDA graph",
-       gs::Device::gpu, [] { return make_temporal(kStepsPerLaunch, true); }},
-      {"l06-temporal-launches", lesson,
-       "the same pyramids, one launch call per " + std::to_string(kStepsPerLaunch) + " steps",
-       gs::Device::gpu, [] { return make_temporal(kStepsPerLaunch, false); }},
-      {"l06-fused-graph", lesson, "the fused kernel, one step per launch, replayed as a CUDA graph",
-       gs::Device::gpu, [] { return std::make_unique<FusedStepper>(true); }},
-      {"l06-fused", lesson,
-       "specialised nine-term kernel, u and v in one pass, one launch per step", gs::Device::gpu,
-       [] { return std::make_unique<FusedStepper>(false); }},
-  };
-}
-
-}  // namespace lesson06

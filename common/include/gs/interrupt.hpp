@@ -1,0 +1,72 @@
+/// @file interrupt.hpp
+/// @brief Stopping a run cleanly on SIGINT (Ctrl-C), SIGTERM or SIGHUP: the first signal is
+///        noted and the run stops at the next check (between two batches of steps), deletes its
+///        partial output and exits with 128 + the signal's number; a second signal exits at once,
+///        deleting the partial file first. Also advancing a stepper in batches short enough to
+///        check often, whatever `-e` asks for.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "gs/stepper.hpp"
+
+namespace gs {
+
+/// @brief Thrown when a run is stopped by a signal (SIGINT, SIGTERM, SIGHUP).
+class Interrupted : public std::runtime_error {
+ public:
+  /// @brief A stop by @p signal_number, with @p message.
+  Interrupted(int signal_number, const std::string& message)
+      : std::runtime_error(message), signal_number_(signal_number) {}
+  /// @brief The signal that stopped the run.
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
+/// @brief While alive, SIGINT, SIGTERM and SIGHUP are caught (the first one is remembered, a
+///        second one ends the process at once after deleting the file named by
+///        set_partial_output()), and SIGXFSZ is ignored so that exceeding a file-size limit is an
+///        error of write() instead of a kill. The previous handlers come back on destruction.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;             ///< Installs handlers once.
+  InterruptGuard& operator=(const InterruptGuard&) = delete;  ///< Installs handlers once.
+};
+
+/// @brief The first signal caught since the guard was made, or 0.
+int pending_signal();
+
+/// @brief Throws Interrupted if a signal is pending; @p when says where the run stopped
+///        (e.g. "before frame 12").
+void throw_if_interrupted(const std::string& when);
+
+/// @brief Names the file a second signal deletes before the immediate exit (the writer's partial
+///        file); an empty @p path forgets it. Paths longer than 4095 bytes are not remembered.
+void set_partial_output(const std::string& path);
+
+/// @brief Advances a stepper by the steps of one frame in batches, checking for a signal between
+///        batches, so that a large `-e` still stops within a fraction of a second. A frame of at
+///        most 64 steps (and any frame once frames are known to be quick) is advanced in one call,
+///        with no extra synchronisation: GPU launches stay queued. Longer ones are cut into
+///        batches of a power-of-two number of steps, sized from the measured speed to take about
+///        0.1 s each.
+class BatchedAdvance {
+ public:
+  /// @brief Advances @p stepper by @p steps; @p frame names the frame in the Interrupted message.
+  ///        Returns whether the stepper was synchronized after its last batch.
+  bool advance(Stepper& stepper, int steps, int frame);
+  /// @brief Tells how long a whole-frame call took (device waits included), so that the next
+  ///        frames are cut into batches when frames are slow.
+  void frame_took(int steps, double seconds);
+
+ private:
+  void adapt(int steps, double seconds);
+  int batch_ = 64;  // steps advanced in one call without a check
+};
+
+}  // namespace gs

@@ -1,0 +1,56 @@
+/// @file report.hpp
+/// @brief What one run did and how long each part took, and the report every program prints
+///        the same way, so that lessons are compared like with like.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "gs/params.hpp"
+
+namespace gs {
+
+/// @brief Minimum bytes a step must move per cell: read u and v, write u and v (4 floats).
+inline constexpr double kBytesPerCellUpdate = 16.0;
+
+/// @brief What one run did and how long it took. The parts are measured on the thread that
+///        drives the run; in a pipelined run (lesson 07) the writing happens on another thread
+///        and overlaps the computing, so the parts add up to more than the wall time.
+struct RunResult {
+  std::string implementation;      ///< Implementation name.
+  std::string device_name;         ///< "CPU (N hardware threads)" or the GPU's name.
+  std::string pipeline;            ///< How frames reached the file ("synchronous", ...).
+  Params params;                   ///< The run's parameters.
+  std::int64_t steps = 0;          ///< Steps computed.
+  double seconds = 0.0;            ///< Wall time of the whole run, start-up included.
+  double startup_seconds = 0.0;    ///< Creating the stepper and load(): context, allocation,
+                                   ///< upload.
+  double compute_seconds = 0.0;    ///< advance() until the state was ready (device waits too).
+  double copy_seconds = 0.0;       ///< Frames fetched on the driving thread (synchronous copies).
+  double wait_seconds = 0.0;       ///< Driving thread waiting for a free slot of the ring.
+  int waits = 0;                   ///< How many times it had to wait.
+  double write_seconds = 0.0;      ///< Inside the HDF5 writes (the writer thread's own time).
+  double flush_seconds = 0.0;      ///< fsync of the file and its directory at the end.
+  bool flushed = false;            ///< Whether the file was flushed to the disk (fsync).
+  std::int64_t bytes_written = 0;  ///< Frame bytes written (0 with --no-output).
+  bool wrote_output = false;       ///< Whether an output file was produced.
+
+  /// @brief Cell updates per second of compute time.
+  double cell_updates_per_second() const;
+};
+
+/// @brief Prints the human-readable report of @p result to @p out.
+void print_report(std::ostream& out, const RunResult& result);
+
+/// @brief Prints @p result as one line of JSON (implementation, rows, cols, steps, seconds,
+///        cell_updates_per_s, bytes_written, and every part's seconds) to @p out.
+void print_json(std::ostream& out, const RunResult& result);
+
+/// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
+std::string si(double value, const std::string& unit);
+
+/// @brief A string as a JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_string(const std::string& text);
+
+}  // namespace gs

@@ -1,0 +1,107 @@
+// Signals and batched advancing. The handler only stores the signal number (and, for a second
+// signal, deletes the partial file and exits): everything else happens in the run's own checks.
+#include "gs/interrupt.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <string>
+
+#include "gs/timing.hpp"
+
+namespace gs {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+char g_partial[4096] = {};  // written only outside the handler, while no signal is pending
+
+extern "C" void on_signal(int signal_number) {
+  if (g_signal != 0) {
+    // The second signal: the user wants out now. unlink, write and _exit are async-signal-safe.
+    if (g_partial[0] != '\0') ::unlink(g_partial);
+    static const char message[] = "\nstopped at once by a second signal; partial output deleted\n";
+    const ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+    (void)ignored;
+    ::_exit(128 + signal_number);
+  }
+  g_signal = signal_number;
+}
+
+constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction g_previous[3];
+struct sigaction g_previous_xfsz;
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  g_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int i = 0; i < 3; ++i) sigaction(kCaught[i], &action, &g_previous[i]);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
+}
+
+InterruptGuard::~InterruptGuard() {
+  for (int i = 0; i < 3; ++i) sigaction(kCaught[i], &g_previous[i], nullptr);
+  sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
+  g_partial[0] = '\0';
+}
+
+int pending_signal() {
+  return g_signal;
+}
+
+void throw_if_interrupted(const std::string& when) {
+  if (const int signal_number = g_signal) {
+    throw Interrupted(signal_number, std::string("interrupted by ") + strsignal(signal_number) +
+                                         " (signal " + std::to_string(signal_number) + ") " + when);
+  }
+}
+
+void set_partial_output(const std::string& path) {
+  if (path.size() >= sizeof g_partial) {
+    g_partial[0] = '\0';
+    return;
+  }
+  std::memcpy(g_partial, path.c_str(), path.size() + 1);
+}
+
+bool BatchedAdvance::advance(Stepper& stepper, int steps, int frame) {
+  if (steps <= batch_) {
+    stepper.advance(steps);
+    return false;
+  }
+  for (int done = 0; done < steps;) {
+    const int now = std::min(batch_, steps - done);
+    Stopwatch clock;
+    stepper.advance(now);
+    stepper.synchronize();
+    done += now;
+    throw_if_interrupted("during frame " + std::to_string(frame + 1) + " (" + std::to_string(done) +
+                         " of its " + std::to_string(steps) + " steps done)");
+    adapt(now, clock.seconds());
+  }
+  return true;
+}
+
+void BatchedAdvance::frame_took(int steps, double seconds) {
+  if (steps <= batch_ && seconds > 0.25) adapt(steps, seconds);
+}
+
+void BatchedAdvance::adapt(int steps, double seconds) {
+  constexpr double kTarget = 0.1;  // seconds per batch
+  const double wanted = seconds > 0.0 ? steps * kTarget / seconds : 8.0 * steps;
+  // A power of two, at least 1, growing at most 8x at a time (a first batch that ran cold).
+  int batch = 1;
+  while (batch * 2 <= wanted && batch < 8 * steps && batch < (1 << 29)) batch *= 2;
+  batch_ = batch;
+}
+
+}  // namespace gs

@@ -1,0 +1,119 @@
+// The report every program prints. Its numbers are the ones the benchmark document quotes.
+#include "gs/report.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace gs {
+
+double RunResult::cell_updates_per_second() const {
+  return compute_seconds > 0.0 ? static_cast<double>(params.cells()) * steps / compute_seconds
+                               : 0.0;
+}
+
+std::string si(double value, const std::string& unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+  int prefix = 0;
+  while (value >= 1000.0 && prefix < 5) {
+    value /= 1000.0;
+    ++prefix;
+  }
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(value < 10.0 ? 2 : (value < 100.0 ? 1 : 0)) << value
+       << " " << prefixes[prefix] << unit;
+  return text.str();
+}
+
+namespace {
+
+std::string rate_of(double bytes, double seconds) {
+  return seconds > 0.0 ? si(bytes / seconds, "B/s") : std::string("-");
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const RunResult& result) {
+  const Params& p = result.params;
+  const double rate = result.cell_updates_per_second();
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3);
+  text << "implementation  " << result.implementation << " on " << result.device_name << "\n";
+  text << "grid            " << p.rows << " x " << p.cols << ", " << p.frames << " frames x "
+       << p.steps_per_frame << " steps = " << result.steps << " steps\n";
+  text << "start-up        " << result.startup_seconds
+       << " s  (stepper, device context, allocation, upload)\n";
+  text << "compute         " << result.compute_seconds << " s  ("
+       << si(result.compute_seconds > 0 ? result.steps / result.compute_seconds : 0.0, "steps/s")
+       << ", " << si(rate, "cell-updates/s") << ", " << si(rate * kBytesPerCellUpdate, "B/s")
+       << " at 16 B per cell-update)\n";
+  if (result.wrote_output) {
+    const double bytes = static_cast<double>(result.bytes_written);
+    text << "output          " << p.output << ": " << si(bytes, "B") << ", "
+         << (result.pipeline.empty() ? std::string("synchronous") : result.pipeline) << "\n";
+    if (result.copy_seconds > 0.0) {
+      text << "  copy          " << result.copy_seconds << " s  ("
+           << rate_of(bytes, result.copy_seconds) << ", frames fetched on the computing thread)\n";
+    }
+    if (result.waits > 0 || result.wait_seconds > 0.0) {
+      text << "  waits         " << result.wait_seconds << " s  (" << result.waits
+           << " time(s) the computing thread waited for a free slot)\n";
+    }
+    text << "  write         " << result.write_seconds << " s  ("
+         << rate_of(bytes, result.write_seconds) << " into HDF5)\n";
+    if (result.flushed) {
+      text << "  flush         " << result.flush_seconds
+           << " s  (fsync of the file and directory)\n";
+    } else {
+      text << "  flush         not flushed to the disk (--no-fsync)\n";
+    }
+  } else {
+    text << "output          none (--no-output)\n";
+  }
+  text << "total           " << result.seconds << " s wall";
+  if (result.wrote_output && result.seconds > 0.0) {
+    text << "  (" << rate_of(static_cast<double>(result.bytes_written), result.seconds)
+         << " of output end to end)";
+  }
+  text << "\n";
+  out << text.str();
+}
+
+std::string json_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      quoted += escaped;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+void print_json(std::ostream& out, const RunResult& result) {
+  std::ostringstream line;
+  line << std::setprecision(9);
+  line << "{\"implementation\":" << json_string(result.implementation)
+       << ",\"device\":" << json_string(result.device_name) << ",\"rows\":" << result.params.rows
+       << ",\"cols\":" << result.params.cols << ",\"frames\":" << result.params.frames
+       << ",\"steps\":" << result.steps << ",\"seconds\":" << result.seconds
+       << ",\"startup_seconds\":" << result.startup_seconds
+       << ",\"compute_seconds\":" << result.compute_seconds
+       << ",\"copy_seconds\":" << result.copy_seconds << ",\"wait_seconds\":" << result.wait_seconds
+       << ",\"waits\":" << result.waits << ",\"write_seconds\":" << result.write_seconds
+       << ",\"flush_seconds\":" << result.flush_seconds
+       << ",\"flushed\":" << (result.flushed ? "true" : "false")
+       << ",\"pipeline\":" << json_string(result.pipeline)
+       << ",\"cell_updates_per_s\":" << result.cell_updates_per_second()
+       << ",\"bytes_written\":" << result.bytes_written << "}\n";
+  out << line.str() << std::flush;
+}
+
+}  // namespace gs

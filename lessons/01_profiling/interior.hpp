@@ -1,0 +1,18 @@
+// Lesson 01, the file you edit: the interior of the "regular" step.
+//
+// Included by stencil.cpp (where gs::State and gs::Rates are in scope as State and Rates).
+// update_interior() updates every cell whose eight neighbours all exist: rows 1 .. rows - 2,
+// columns 1 .. cols - 2. stencil.cpp does the four edges with the generic, checked update.
+#pragma once
+
+inline void update_interior(const State& in, State& out, const Rates& r) {
+  // TODO(lesson 01): update every interior cell (rows 1 .. in.rows - 2, columns
+  // 1 .. in.cols - 2) of `out` from `in`, with no bounds check and no weights:
+  //   L(a) = (sum of the eight neighbours) - 8 * a,
+  // then the reaction terms, as update_cell_generic() in stencil.cpp does (the rates are
+  // r.dt, r.diffusion_u, r.diffusion_v, r.feed, r.kill). README.md, "The exercise", has hints.
+  // Until this is written the interior of `out` keeps stale values and the tests fail.
+  (void)in;
+  (void)out;
+  (void)r;
+}
