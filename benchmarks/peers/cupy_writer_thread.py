@@ -6,8 +6,9 @@ frame the main thread downloads v (the download waits for that frame's kernels),
 goes on launching the next frame; one thread owns the HDF5 file and writes the frames in order.
 HDF5 itself runs one call at a time (its thread-safe build holds one global lock), so a single
 writer is all the parallelism the file can take. h5py (3.0 and later) releases Python's GIL
-during HDF5's dataset calls, so the main thread keeps the GPU busy meanwhile. The queue holds at most QUEUE_DEPTH frames:
-when the disk is slower than the GPU, the GPU waits instead of memory filling up.
+during HDF5's dataset calls, so the main thread keeps the GPU busy meanwhile. The queue holds
+at most QUEUE_DEPTH frames: when the disk is slower than the GPU, the GPU waits instead of
+memory filling up.
 
 cupy_slices.py without --no-output is the same run with nothing overlapped (each frame written
 before the next is computed); the difference between the two is what the thread buys. Lesson 07

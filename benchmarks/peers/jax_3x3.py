@@ -1,14 +1,14 @@
 """JAX, the specialized 3x3 stencil: the eight unit-weight neighbours written out, jit-compiled,
 the steps of a frame in one lax.fori_loop.
 
-The fastest peer on the course's GPU machine. JAX arrays are immutable, so instead of numpy_slices.py's
-in-place additions the step pads each field with a ring of zeros (an outside neighbour adds
-nothing) and adds eight slices of the padded array; N, the count of in-grid neighbours, is the
-same sum over a field of ones. "Specialized" means the weights are not data, as they are in the
-school's generic version (a convolution with a 3x3 weight matrix): the eight neighbours are
-added and the centre term (a - a = 0) is left out. jax.jit hands a whole frame, fori_loop and
-all, to the XLA compiler, which fuses element-wise operations, and no Python runs between the
-steps of a frame.
+The fastest peer on the course's GPU machine. JAX arrays are immutable, so instead of
+numpy_slices.py's in-place additions the step pads each field with a ring of zeros (an outside
+neighbour adds nothing) and adds eight slices of the padded array; N, the count of in-grid
+neighbours, is the same sum over a field of ones. "Specialized" means that the weights are not
+data, as they are in the school's generic version (a convolution with a 3x3 weight matrix): the
+eight neighbours are added and the centre term (a - a = 0) is left out. jax.jit hands a whole
+frame, fori_loop and all, to the XLA compiler, which fuses element-wise operations, and no
+Python runs between the steps of a frame.
 
 It runs on JAX's default device: the GPU where JAX has one, else the CPU (the device column of
 the result says which).
