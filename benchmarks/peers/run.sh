@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every peer this machine can run on the same grid and appends one CSV row per peer, in the
-# schema of the C++ benchmark, so one chart tool reads both. NumPy, CuPy, PyTorch and JAX are
+# schema the course's C++ rows share, so one chart tool reads both. NumPy, CuPy, PyTorch and JAX are
 # timed compute only (--no-output); the CuPy writer-thread peer end to end, writing its HDF5
 # file to a temporary folder (removed afterwards) unless -o names another place.
 #
