@@ -1,8 +1,8 @@
 """The course's charts, drawn from measurement CSV files (docs/data/*.csv).
 
 The CSV schema is the one benchmarks/peers/run.sh writes and the course's C++ rows share: one
-row per implementation and run (CSV_COLUMNS below). Each chart is a subcommand, a function that draws it
-from those rows; today there is one:
+row per implementation and run (CSV_COLUMNS below). Each chart is a subcommand, a function that
+draws it from those rows; today there is one:
 
     python3 tools/charts.py ladder docs/data/*.csv -o docs/figures/ladder.svg [-o ladder.png]
 
