@@ -318,6 +318,13 @@ class FrameFile:
             os.remove(self.temporary_path)
 
 
+def require_h5py() -> None:
+    try:
+        import h5py  # noqa: F401 - only asking whether it is there
+    except ImportError as error:
+        raise Unavailable(f"h5py is not installed ({error}); --no-output runs without it") from None
+
+
 def write_frames_serially(stepper: Stepper, params: Params, frame_file: FrameFile) -> None:
     """Compute a frame, download it, write it, then the next: nothing overlaps."""
     for frame in range(params.frames):
@@ -460,6 +467,8 @@ def run_peer(
         )
         return EXIT_UNAVAILABLE
     try:
+        if not options.no_output:
+            require_h5py()
         stepper = open_stepper(params.rates)
     except Unavailable as reason:
         print(f"{implementation}: skipped: {reason}", file=sys.stderr)

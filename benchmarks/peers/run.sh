@@ -34,6 +34,11 @@ trap 'rm -rf "$output_folder"' EXIT
 rows_before=$( [ -f "$csv" ] && wc -l < "$csv" || echo 0 )
 
 echo "== peers: commit $GS_COMMIT, $($python --version 2>&1), rows appended to $csv"
+if ! "$python" -c "import numpy" 2>/dev/null; then
+  echo "== skipped every peer: $python cannot import NumPy, which they all need"
+  echo "   (Debian/Ubuntu: apt-get install python3-numpy python3-h5py; or set PYTHON=...)"
+  exit 0
+fi
 ran=() skipped=() failed=()
 run_peer() {  # run_peer SCRIPT FLAGS...
   local name=${1%.py}
