@@ -1,52 +1,109 @@
 #!/usr/bin/env bash
 # Installs what the course needs on Debian 12 / Ubuntu 24.04 with apt, and nothing when all is
-# already there. Safe to run again. Used by the quick start, the tests, CI and the containers.
+# already there. Safe to run again. Used by the quick start, the tests, grading, CI and the
+# containers.
 #
-#   bash scripts/setup.sh              # build dependencies (+ slides' npm packages if npm exists)
+#   bash scripts/setup.sh              # build dependencies and tools (+ slides' npm packages)
+#   bash scripts/setup.sh --build-only # only what building and testing needs (what grade.sh asks)
+#   bash scripts/setup.sh --check      # say what is missing, install nothing (exit 1 if any)
 #   bash scripts/setup.sh --profilers  # also perf, valgrind and heaptrack (lesson 01)
 #   bash scripts/setup.sh --no-slides  # skip `npm ci` for the slides
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
+#
+# Each need is checked by what it provides (a command on PATH, a header on the include path,
+# CMake's version), not by a package name: tools installed another way (a CUDA toolkit in
+# /usr/local/cuda, CMake from a tarball, a runner image's own compilers) count, and apt, which
+# needs root or sudo, is called only for what is really missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-profilers=0 slides=1 quiet=0
+profilers=0 slides=1 quiet=0 build_only=0 check=0
 for arg in "$@"; do
   case "$arg" in
     --profilers) profilers=1 ;;
     --no-slides) slides=0 ;;
+    --build-only) build_only=1 slides=0 ;;
+    --check) check=1 ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
 say() { [ "$quiet" = 1 ] || echo "setup.sh: $*"; }
 
-packages=(g++ cmake ninja-build pkg-config git libhdf5-dev hdf5-tools libgtest-dev libcli11-dev
-          libpng-dev doxygen clang-format)
-# Without the CUDA toolkit, lesson 03 builds against Debian's Thrust headers (OpenMP backend).
-# (An nvcc that does not run, e.g. a wrapper left behind by a removed toolkit, counts as none.)
-if ! nvcc --version >/dev/null 2>&1 && ! /usr/local/cuda/bin/nvcc --version >/dev/null 2>&1; then
-  packages+=(libthrust-dev)
-fi
-if [ "$profilers" = 1 ]; then
-  packages+=(valgrind heaptrack)
-  if grep -qi debian /etc/os-release; then packages+=(linux-perf); else packages+=(linux-tools-common); fi
-fi
+have_command() { command -v "$1" >/dev/null 2>&1; }
+# A header in the compiler's usual places, the include paths the environment adds, or Debian's
+# HDF5 folder.
+have_header() {
+  local dir cpath=${CPATH:-} cxxpath=${CPLUS_INCLUDE_PATH:-}
+  for dir in ${cpath//:/ } ${cxxpath//:/ } /usr/local/include /usr/include \
+             /usr/include/hdf5/serial; do
+    [ -f "$dir/$1" ] && return 0
+  done
+  return 1
+}
+have_cmake() {  # 3.24 or newer (CMakePresets.json version 4, cmake_minimum_required)
+  local version
+  version=$(cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+  [ -n "$version" ] && set -- $version && { [ "$1" -gt 3 ] || { [ "$1" -eq 3 ] && [ "$2" -ge 24 ]; }; }
+}
+have_nvcc() {  # an nvcc that runs (a wrapper left behind by a removed toolkit counts as none)
+  local nvcc
+  for nvcc in "${CUDACXX:-}" nvcc /usr/local/cuda/bin/nvcc; do
+    [ -n "$nvcc" ] && "$nvcc" --version >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+have_clang_format_14() {  # the version scripts/format.sh pins
+  have_command clang-format-14 \
+    || clang-format --version 2>/dev/null | grep -qE 'version 14\.'
+}
 
 missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$package")
-done
+need() {  # need PACKAGE CHECK...: the Debian package that provides what CHECK looks for
+  local package=$1
+  shift
+  "$@" || missing+=("$package")
+}
+need g++ have_command g++
+need cmake have_cmake
+need ninja-build have_command ninja
+need git have_command git
+need python3 have_command python3              # scripts/grade.sh reads CTest's JUnit with it
+need libhdf5-dev have_header hdf5.h
+need libgtest-dev have_header gtest/gtest.h
+need libcli11-dev have_header CLI/CLI.hpp
+need libpng-dev have_header png.h
+# Without the CUDA toolkit, lesson 03 builds against Debian's Thrust headers (OpenMP backend).
+have_nvcc || need libthrust-dev have_header thrust/version.h
+if [ "$build_only" = 0 ]; then
+  need pkg-config have_command pkg-config
+  need hdf5-tools have_command h5dump           # to look into output files
+  need doxygen have_command doxygen             # the `docs` target
+  need clang-format-14 have_clang_format_14     # scripts/format.sh
+fi
+if [ "$profilers" = 1 ]; then
+  need valgrind have_command valgrind
+  need heaptrack have_command heaptrack
+  if grep -qi debian /etc/os-release 2>/dev/null; then
+    need linux-perf have_command perf
+  else
+    need linux-tools-common have_command perf
+  fi
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
-  if ! command -v apt-get >/dev/null 2>&1; then
+  if [ "$check" = 1 ]; then
+    echo "setup.sh: missing: ${missing[*]} (Debian/Ubuntu packages)" >&2
+    exit 1
+  fi
+  if ! have_command apt-get; then
     echo "setup.sh: apt-get not found; install these yourself: ${missing[*]}" >&2
     exit 1
   fi
   sudo=""
   if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    have_command sudo || { echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
     sudo="sudo"
   fi
   say "installing ${missing[*]}"
@@ -54,11 +111,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   say "installed ${#missing[@]} package(s)"
 else
-  say "all build dependencies are installed"
+  say "all $([ "$build_only" = 1 ] && echo "build " || echo "")dependencies are there"
 fi
 
-if [ "$slides" = 1 ] && [ -f slides/package-lock.json ]; then
-  if command -v npm >/dev/null 2>&1; then
+if [ "$slides" = 1 ] && [ "$check" = 0 ] && [ -f slides/package-lock.json ]; then
+  if have_command npm; then
     if [ ! -x slides/node_modules/.bin/marp ]; then
       say "installing the slides' Marp CLI (npm ci in slides/)"
       (cd slides && npm ci --no-audit --no-fund --loglevel=error) \
