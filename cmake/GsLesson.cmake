@@ -36,7 +36,8 @@
 #                                   <variant>, cpu and/or gpu
 # and the CTest test lessonNN[_cpu].exercise_fails (label selftest): the shipped exercise must
 # fail its suite (skipped where every test skips: no GPU). Where compute-sanitizer exists, GPU
-# builds also get lessonNN.sanitizer.<tool> tests (label sanitizer) on the solution's suite,
+# builds also get lessonNN.sanitizer.<tool> tests (label sanitizer) on the solution's suite, and
+# lessonNN.exercise_sanitizer.<tool> (labels sanitizer and exercise) on the exercise's for grading,
 # filtered to small grids (SANITIZER_FILTER, a gtest filter; default: the standard odd grids). Every build is
 # recorded in the GLOBAL property GS_LESSON_BUILDS; gs_write_lesson_files() (apps/) writes the
 # implementation registry and <build>/lessons.tsv, the list scripts read.
@@ -142,7 +143,9 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
   set_tests_properties(${lesson}${suffix}.exercise_fails PROPERTIES
     LABELS "selftest;${lesson};${labels}" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
 
-  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists.
+  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists; the same
+  # on the exercise's suite (label exercise, so only scripts/grade.sh runs it: as shipped, the
+  # exercise fails).
   if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels)
     foreach(tool memcheck racecheck synccheck)
       add_test(NAME ${lesson}${suffix}.sanitizer.${tool}
@@ -151,6 +154,13 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
                        "-DFILTER=${sanitizer_filter}" -P ${GS_SANITIZE_SCRIPT})
       set_tests_properties(${lesson}${suffix}.sanitizer.${tool} PROPERTIES
         LABELS "sanitizer;${lesson};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 1800)
+      add_test(NAME ${lesson}${suffix}.exercise_sanitizer.${tool}
+               COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
+                       -DTEST_PROGRAM=$<TARGET_FILE:test_${lesson}_exercise${suffix}>
+                       "-DFILTER=${sanitizer_filter}" -P ${GS_SANITIZE_SCRIPT})
+      set_tests_properties(${lesson}${suffix}.exercise_sanitizer.${tool} PROPERTIES
+        LABELS "sanitizer;exercise;${lesson};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED"
+        TIMEOUT 1800)
     endforeach()
   endif()
 
