@@ -1,89 +1,557 @@
 #!/usr/bin/env bash
-# Grades the exercises: builds each lesson's exercise and its test suite, runs the suite (and,
-# where a GPU is present, compute-sanitizer memcheck on GPU lessons), measures the exercise's
-# speed against lesson 01's naive loop, prints a scoreboard and exits nonzero if anything fails.
+# Grades a learner's exercises and prints a scoreboard; exits 0 only when every lesson graded
+# passes and the work is valid.
 #
-#   bash scripts/grade.sh          # every lesson
-#   bash scripts/grade.sh 01 03    # only these lessons
-#   GS_BUILD_DIR=build-grade bash scripts/grade.sh   # another build directory
-# Works the same on a learner's machine and in a fork's CI (.github/workflows/grade.yml).
+#   bash scripts/grade.sh                   # every lesson this machine can run
+#   bash scripts/grade.sh 01 02             # only these (NN, NN_topic, or a build such as 03_cpu)
+#   bash scripts/grade.sh --upstream org/course --out results   # a fork, against its upstream
+#   bash scripts/grade.sh --list            # what would be graded here, and why not the others
+#
+# Options:
+#   --upstream U     the course this work started from: a git ref or commit (upstream/main), a
+#                    repository (owner/name on GitHub, a URL or a path), fetched. Default:
+#                    $GS_UPSTREAM, else the remote named `upstream`. Without one, integrity is
+#                    checked against HEAD only and the scoreboard says so.
+#   --learner REF    grade this commit instead of the working tree (a teacher grading a fork
+#                    fetched into their own clone: the grader is then the teacher's, not the
+#                    fork's)
+#   --out DIR        DIR/grade.json, DIR/junit/, DIR/scoreboard.md, DIR/logs/
+#   --json FILE      the results as JSON (per lesson: tests passed/total, skipped, sanitizer
+#                    verdict, speed-up, commit, INVALID reasons)
+#   --junit DIR      CTest's JUnit XML, one file per lesson build and sanitizer run
+#   --markdown FILE  the scoreboard (e.g. "$GITHUB_STEP_SUMMARY")
+#   --require-gpu    this machine is meant to have a GPU: a GPU lesson that cannot run is a failure
+#   --no-setup       do not run scripts/setup.sh (also GS_SETUP=0); grading then never needs sudo
+#   --no-sanitize    skip AddressSanitizer/UBSan (CPU) and compute-sanitizer (GPU)
+#   --no-speed       skip the speed measurement
+#   --timeout S      per-test time limit in seconds (default 300; also GS_TEST_TIMEOUT)
+#   --work DIR       keep the pristine tree and its builds in DIR and reuse them (locked, so two
+#                    gradings never share it at once); default: a fresh mktemp folder, removed
+#   --keep           keep the work folder
+#   Environment: GS_CMAKE_ARGS (extra configure arguments, e.g. -DGS_CUDA=OFF), GS_UPSTREAM_BRANCH
+#   (the branch of a fetched upstream; default its HEAD).
+#
+# How a grade is made (docs/TEACHING.md says it for teachers):
+#  - Integrity: the grade is built from a pristine copy of the upstream commit the work started
+#    from (git merge-base; for a repository made from a template, the upstream commit whose tree
+#    is its first commit's), with upstream's tests, common/, CMake and scripts, into which only
+#    the learner's files (the LEARNER files of each lesson, from <build>/lessons.tsv) are laid.
+#    Every other changed file is listed; the lessons it concerns (all of them for a file outside
+#    lessons/, solutions/ and tests/test_lessonNN.cpp) are INVALID.
+#  - Each lesson build is built and tested on its own: a compile error in one leaves the others
+#    graded. Tests run through CTest (per-test timeout, JUnit XML).
+#  - Nothing tested is not a pass: a lesson that ran no test, or whose tests all skipped, fails;
+#    a skipped test is allowed only in a GPU-capable build on a machine without a GPU.
+#  - Which lessons: with none named, every lesson build this machine can run: CPU builds always;
+#    GPU builds where a GPU answers `nvidia-smi -L` (or with --require-gpu). The others are
+#    listed as not graded here, with the reason, and do not fail the grade, so a CPU-only runner
+#    is green when the CPU lessons pass. A lesson that is named, or any GPU lesson under
+#    --require-gpu (the GPU runner's job), must be graded: not built, no GPU, a broken driver
+#    are failures there. An unknown lesson name is an error (exit 2).
+#  - Sanitizers, once the tests pass: CPU builds again under AddressSanitizer and UBSan
+#    (cmake/GsSanitizers.cmake), GPU builds under compute-sanitizer memcheck, racecheck and
+#    synccheck (where a GPU and the tool are there). A report fails the lesson.
+#  - Speed-up, once it passes: the exercise program's default implementation against l01-naive
+#    (lesson 01's solution program), 1080 x 1920, frames of 16 steps, each timed for at least
+#    0.3 s, best of 3 alternating runs, OMP_WAIT_POLICY=passive (no busy-waiting threads).
+# Exit status: 0 pass; 1 a lesson failed, was INVALID, or could not be graded; 2 usage.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-source scripts/gtest_counts.sh
-BUILD=${GS_BUILD_DIR:-build}
-SIZE=(-r 512 -c 512 -n 4 -e 16)   # the speed measurement: small enough for a CI runner
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RESULTS=$ROOT/scripts/grade_results.py
+export OMP_WAIT_POLICY=passive
 
-lessons=("$@")
-if [ "${#lessons[@]}" -eq 0 ]; then
-  for dir in solutions/*/; do lessons+=("$(basename "$dir" | cut -d_ -f1)"); done
-fi
-
-bash scripts/setup.sh --quiet --no-slides || exit 1
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null || exit 1
-fi
-available=$(cmake --build "$BUILD" --target help | grep -Eo '(test_)?lesson[0-9]+_exercise(_cpu)?' | sort -u)
-targets=""
-for n in "${lessons[@]}"; do
-  targets="$targets $(printf '%s\n' $available | grep -E "lesson${n}_exercise" | tr '\n' ' ')"
-done
-targets="$targets $(printf '%s\n' $available | grep -Ex 'lesson01_exercise' || true)"
-echo "building:$targets"
-if ! cmake --build "$BUILD" -j "$(nproc)" --target $targets > /tmp/gs_grade_build.log 2>&1; then
-  grep -E "error" /tmp/gs_grade_build.log | head -20
-  echo "grade.sh: the exercises do not compile (full log: /tmp/gs_grade_build.log)"
-  exit 1
-fi
-
-gpu=0
-command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1 && gpu=1
-
-cell_rate() {  # cell_updates_per_s of a program run, from its --json line
-  "$@" "${SIZE[@]}" --no-output --json 2>/dev/null | sed -n 's/.*"cell_updates_per_s":\([0-9.e+]*\).*/\1/p'
-}
-baseline=""
-[ -x "$BUILD/bin/lesson01_exercise" ] && baseline=$(cell_rate "$BUILD/bin/lesson01_exercise" --impl l01-naive)
-
-status=0
-rows=""
-for n in "${lessons[@]}"; do
-  suites=$(printf '%s\n' $available | grep -E "^test_lesson${n}_exercise" || true)
-  if [ -z "$suites" ]; then
-    rows="$rows| $n | - | - | - | - | - | NOT BUILT (see the configure summary) |\n"
-    continue
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "grade.sh: $*" >&2; exit 2; }
+fail() {  # an error that stops the grading: said on stderr, and in the requested outputs
+  echo "grade.sh: error: $*" >&2
+  if [ -n "${json:-}" ]; then
+    python3 -c 'import json, sys; json.dump({"schema": 1, "status": "error", "error": sys.argv[1], "lessons": []}, open(sys.argv[2], "w"), indent=2)' \
+      "$*" "$json" 2> /dev/null
   fi
-  for suite in $suites; do
-    exe="$BUILD/bin/$suite"
-    program="$BUILD/bin/${suite#test_}"
-    GT_LOG="/tmp/gs_grade_${suite}.log" run_gtest "$exe"
-    verdict=PASS
-    if [ "$GT_FAILED" -gt 0 ] || [ "$GT_RC" -ne 0 ]; then verdict="FAIL (log: /tmp/gs_grade_${suite}.log)"; status=1
-    elif [ "$GT_PASSED" -eq 0 ]; then verdict="SKIPPED (no GPU)"; fi
-    sanitizer=""
-    if [ "$gpu" = 1 ] && [ "$verdict" = PASS ] && [[ "$suite" != *_cpu ]] && [ "$n" -ge 3 ] \
-       && command -v compute-sanitizer >/dev/null 2>&1; then
-      if compute-sanitizer --tool memcheck --error-exitcode 9 "$exe" --gtest_filter='*17x33*:*1x7*' \
-           > "/tmp/gs_grade_${suite}_memcheck.log" 2>&1; then
-        sanitizer=", memcheck clean"
+  for file in ${markdown[@]+"${markdown[@]}"}; do
+    printf '## Gray-Scott School scoreboard: ERROR\n\n%s\n' "$*" > "$file" 2> /dev/null
+  done
+  exit 1
+}
+
+upstream=${GS_UPSTREAM:-}
+learner_ref=""
+json="" junit="" out="" work="" keep=0 list=0
+markdown=()
+setup=${GS_SETUP:-1}
+sanitize=1 speed=1 require_gpu=0
+timeout=${GS_TEST_TIMEOUT:-300}
+requested=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --upstream|--learner|--json|--junit|--markdown|--out|--work|--timeout)
+      [ $# -ge 2 ] || die "$1 needs a value"
+      case "$1" in
+        --upstream) upstream=$2 ;;
+        --learner) learner_ref=$2 ;;
+        --json) json=$2 ;;
+        --junit) junit=$2 ;;
+        --markdown) markdown+=("$2") ;;
+        --out) out=$2 ;;
+        --work) work=$2 ;;
+        --timeout) timeout=$2 ;;
+      esac
+      shift 2 ;;
+    --require-gpu) require_gpu=1; shift ;;
+    --no-setup) setup=0; shift ;;
+    --no-sanitize) sanitize=0; shift ;;
+    --no-speed) speed=0; shift ;;
+    --keep) keep=1; shift ;;
+    --list) list=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) requested+=("$1"); shift ;;
+  esac
+done
+[[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, got '$timeout'"
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+if [ -n "$out" ]; then
+  out=$(absolute "$out")
+  json=${json:-$out/grade.json} junit=${junit:-$out/junit}
+  markdown+=("$out/scoreboard.md")
+  mkdir -p "$out" || die "cannot create --out '$out'"
+fi
+[ -z "$json" ] || json=$(absolute "$json")
+[ -z "$junit" ] || junit=$(absolute "$junit")
+report_args=()
+[ -z "$json" ] || report_args+=(--json "$json")
+for file in ${markdown[@]+"${markdown[@]}"}; do report_args+=(--markdown "$(absolute "$file")"); done
+
+if [ "$setup" = 1 ]; then
+  bash "$ROOT/scripts/setup.sh" --quiet --build-only \
+    || fail "setup.sh could not install what grading needs (install it, or pass --no-setup)"
+fi
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed to read CTest's results"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# --- the work folder: a fresh one per grading, or a kept one (--work) under a lock
+reuse=0
+if [ -n "$work" ]; then
+  reuse=1
+  mkdir -p "$work" && work=$(cd "$work" && pwd) || fail "cannot use --work '$work'"
+  exec 9> "$work/.lock"
+  if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
+    echo "grade.sh: $work is in use by another grading; waiting for it"
+    flock 9
+  fi
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/gs-grade.XXXXXX") || fail "mktemp failed"
+fi
+RUN=$(mktemp -d "$work/run.XXXXXX") || fail "mktemp failed"
+cleanup() {
+  if [ "$keep" = 1 ]; then
+    echo "grade.sh: kept $RUN (logs, JUnit) and the builds in $work"
+  elif [ "$reuse" = 1 ]; then
+    rm -rf "$RUN"
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+mkdir -p "$RUN/records" "$RUN/logs" "$RUN/junit"
+# What grade_results.py reads: key=value lines, one file per lesson build (record) and one for
+# the grading (meta).
+record() { printf '%s=%s\n' "$2" "$(printf '%s' "$3" | tr '\n\t' '  ')" >> "$RUN/records/$1.rec"; }
+meta() { printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n\t' '  ')" >> "$RUN/meta"; }
+
+# --- what is graded: the learner's commit or working tree, against which upstream commit
+in_git=0
+if [ "$(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then in_git=1; fi
+git_() { git -C "$ROOT" "$@"; }
+source_kind=worktree
+integrity=checked
+base="" upstream_commit="" dirty=0
+if [ "$in_git" = 1 ]; then
+  if [ -n "$learner_ref" ]; then
+    learner_commit=$(git_ rev-parse --verify -q "$learner_ref^{commit}") \
+      || die "--learner: '$learner_ref' is not a commit here (fetch it first)"
+    source_kind="commit $learner_ref"
+  else
+    learner_commit=$(git_ rev-parse --verify -q HEAD) || fail "this repository has no commit"
+    [ -z "$(git_ status --porcelain --untracked-files=no)" ] || dirty=1
+    source_kind="working tree"
+  fi
+  if [ -z "$upstream" ]; then
+    for candidate in upstream/HEAD upstream/main upstream/master; do
+      if git_ rev-parse --verify -q "$candidate^{commit}" > /dev/null; then
+        upstream=$candidate
+        break
+      fi
+    done
+  fi
+  if [ -n "$upstream" ]; then
+    if ! upstream_commit=$(git_ rev-parse --verify -q "$upstream^{commit}"); then
+      case "$upstream" in
+        *://*|git@*|/*|./*|../*) url=$upstream ;;
+        */*) url=https://github.com/$upstream ;;
+        *) die "--upstream: '$upstream' is neither a commit here nor a repository" ;;
+      esac
+      [ "$(git_ rev-parse --is-shallow-repository)" = false ] \
+        || fail "this clone is shallow: the commit it started from cannot be found (clone with full history; in a workflow, actions/checkout with fetch-depth: 0)"
+      fetched=refs/gs-grade/upstream-$$
+      echo "grade.sh: fetching ${GS_UPSTREAM_BRANCH:-HEAD} of $url"
+      git_ fetch --quiet --no-tags "$url" "+${GS_UPSTREAM_BRANCH:-HEAD}:$fetched" \
+        || fail "cannot fetch '$url' (a private repository? then grade from a clone that can: --learner)"
+      upstream_commit=$(git_ rev-parse "$fetched")
+      git_ update-ref -d "$fetched"
+    fi
+    base=$(git_ merge-base "$learner_commit" "$upstream_commit" 2>/dev/null || true)
+    if [ -z "$base" ]; then
+      # A repository made from a template shares no history: its first commit has the tree of
+      # the upstream commit it was made from.
+      for first in $(git_ rev-list --max-parents=0 "$learner_commit"); do
+        tree=$(git_ rev-parse "$first^{tree}")
+        base=$(git_ log --format='%H %T' "$upstream_commit" | awk -v t="$tree" '$2 == t { print $1; exit }')
+        [ -n "$base" ] && break
+      done
+    fi
+    [ -n "$base" ] || fail "no upstream commit of $upstream is an ancestor of $learner_commit, nor has the tree of its first commit: this work did not start from that course"
+  else
+    base=$learner_commit
+    integrity="no upstream given (--upstream, GS_UPSTREAM or a remote named upstream): tests, common/ and CMake are this repository's HEAD, so edits committed to them go unnoticed"
+  fi
+else
+  learner_commit=${GS_GIT_COMMIT:-unknown}
+  integrity="not a git repository: the tree is graded as it is"
+fi
+
+# --- the pristine tree: upstream's files at the base commit (kept per base under --work)
+if [ "$in_git" = 1 ]; then
+  tree=$work/tree-$base
+  if [ ! -f "$tree.complete" ]; then
+    rm -rf "$tree" && mkdir -p "$tree"
+    git_ archive --format=tar "$base" | tar -x -C "$tree" || fail "git archive of $base failed"
+    touch "$tree.complete"
+  fi
+  build=$work/build-$base
+  asan_build=$work/build-asan-$base
+else
+  tree=$ROOT
+  build=$work/build-tree
+  asan_build=$work/build-asan-tree
+fi
+gpu=0 gpu_name=""
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  gpu=1
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+fi
+configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DGS_GIT_COMMIT=grade-${base:0:12}")
+if [ "$gpu" = 1 ] && [[ "${GS_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* ]]; then
+  configure_args+=(-DCMAKE_CUDA_ARCHITECTURES=native)  # this GPU only: half the compile time
+fi
+[ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+# shellcheck disable=SC2086  # GS_CMAKE_ARGS is a list of arguments
+if ! cmake -S "$tree" -B "$build" "${configure_args[@]}" ${GS_CMAKE_ARGS:-} > "$RUN/logs/configure.log" 2>&1; then
+  tail -30 "$RUN/logs/configure.log"
+  fail "configuring upstream's tree failed (log above)"
+fi
+manifest=$build/lessons.tsv
+[ -f "$manifest" ] || fail "$manifest is missing: this upstream commit predates lessons.tsv"
+
+# --- the learner's files: every lesson's, laid into the pristine tree
+declare -A learner_file_lesson=()
+mapfile -t rows < <(tail -n +2 "$manifest")
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r lesson _ _ _ _ _ files _ <<< "$row"
+  for file in $files; do learner_file_lesson[$file]=$lesson; done
+done
+declare -A missing_file=()
+if [ "$in_git" = 1 ]; then
+  for file in "${!learner_file_lesson[@]}"; do
+    content=$RUN/learner.tmp
+    if [ -n "$learner_ref" ]; then
+      git_ show "$learner_commit:$file" > "$content" 2>/dev/null || missing_file[$file]=1
+    elif [ -f "$ROOT/$file" ]; then
+      cat "$ROOT/$file" > "$content"
+    else
+      missing_file[$file]=1
+    fi
+    [ -z "${missing_file[$file]:-}" ] || git_ show "$base:$file" > "$content"
+    cmp -s "$content" "$tree/$file" || cat "$content" > "$tree/$file"  # new mtime only if changed
+  done
+fi
+
+# --- every other changed file: listed, and the lessons it concerns are INVALID
+invalid_all=()
+declare -A invalid_lesson=()
+if [ "$in_git" = 1 ]; then
+  if [ -n "$learner_ref" ]; then
+    changed=$(git_ diff --name-only --no-renames "$base" "$learner_commit")
+  else
+    changed=$(git_ diff --name-only --no-renames "$base")
+  fi
+  while IFS= read -r file; do
+    [ -n "$file" ] || continue
+    [ -n "${learner_file_lesson[$file]:-}" ] && continue
+    if [[ "$file" =~ ^(lessons|solutions)/([0-9][0-9])_ ]]; then
+      invalid_lesson[${BASH_REMATCH[2]}]+=" $file"
+    elif [[ "$file" =~ ^tests/test_lesson([0-9][0-9])\. ]]; then
+      invalid_lesson[${BASH_REMATCH[1]}]+=" $file"
+    else
+      invalid_all+=("$file")
+    fi
+  done <<< "$changed"
+fi
+all_invalid_files=$(printf '%s\n' "${invalid_all[@]}" ${invalid_lesson[@]+"${invalid_lesson[@]}"} | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+
+# --- which lesson builds: the ones named, or every one this machine can run
+declare -A wanted=()
+unknown=()
+for name in "${requested[@]}"; do
+  found=0
+  for row in "${rows[@]}"; do
+    IFS=$'\t' read -r lesson id topic _ <<< "$row"
+    if [ "$name" = "$lesson" ] || [ "$name" = "$id" ] || [ "$name" = "${lesson}_$topic" ]; then
+      wanted[$id]=1
+      found=1
+    fi
+  done
+  [ "$found" = 1 ] || unknown+=("$name")
+done
+if [ "${#unknown[@]}" -gt 0 ]; then
+  known=$(for row in "${rows[@]}"; do IFS=$'\t' read -r lesson id topic _ <<< "$row"; echo "$id"; done | sort -u | tr '\n' ' ')
+  die "unknown lesson '${unknown[*]}': this course has ${known}(a lesson number NN, NN_topic, or a build such as 03_cpu)"
+fi
+
+meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+meta commit "$learner_commit"
+meta dirty "$dirty"
+meta source "$source_kind"
+meta upstream "$upstream"
+meta upstream_commit "$upstream_commit"
+meta base "$base"
+meta integrity "$integrity"
+meta invalid_files "$all_invalid_files"
+meta cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -1) ($jobs cores)"
+meta gpu "$gpu_name"
+[ "$speed" = 1 ] && meta speed_rule "the exercise program's default implementation against l01-naive (lesson 01's solution), 1080 x 1920, frames of 16 steps, each timed >= 0.3 s, best of 3, OMP_WAIT_POLICY=passive"
+
+echo "grade.sh: grading the $source_kind at ${learner_commit:0:12}$([ "$dirty" = 1 ] && echo ' (with uncommitted changes)')"
+if [ "$integrity" = checked ]; then
+  echo "grade.sh: against upstream ${base:0:12} ($upstream): pristine tree $tree"
+else
+  echo "grade.sh: integrity NOT checked: $integrity"
+fi
+[ -z "$all_invalid_files" ] || echo "grade.sh: INVALID: changed outside the exercises: $all_invalid_files"
+for file in "${!missing_file[@]}"; do echo "grade.sh: $file is missing from the work: upstream's stub is graded"; done
+
+# --- one lesson build: build, test, sanitize, measure
+baseline_rate=""
+asan_ready=""
+measure() {  # measure PROGRAM IMPLEMENTATION: cell-updates/s of one timed benchmark run, or nothing
+  local csv=$RUN/bench.csv
+  rm -f "$csv"
+  "$1" benchmark --impl "$2" -r 1080 -c 1920 -n 100000 -e 16 --max-seconds 0.3 --csv "$csv" \
+    > /dev/null 2>> "$RUN/logs/speed.log" || return 0
+  awk -F, 'NR == 2 { print $6 }' "$csv"
+}
+ensure_asan() {
+  [ -n "$asan_ready" ] && { [ "$asan_ready" = yes ]; return; }
+  asan_ready=no
+  [ -f "$tree/cmake/GsSanitizers.cmake" ] || return 1
+  cmake -S "$tree" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGS_CUDA=OFF \
+    -DGS_SANITIZE=address,undefined "-DGS_GIT_COMMIT=grade-${base:0:12}" \
+    > "$RUN/logs/configure-asan.log" 2>&1 || return 1
+  asan_ready=yes
+}
+grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TESTS
+  local key=$1 lesson=$2 id=$3 topic=$4 labels=$5 provides=$6 program=$7 tests=$8
+  local ns=lesson$id start=$SECONDS details=$RUN/records/$key.details
+  local test_target program_target passed failed skipped total verdict reason=""
+  test_target=$(basename "$tests")
+  program_target=$(basename "$program")
+  printf '== %s (%s): ' "$id" "$topic"
+  if ! cmake --build "$build" -j "$jobs" --target "$test_target" "$program_target" \
+         > "$RUN/logs/build-$id.log" 2>&1; then
+    echo "BUILD FAILED"
+    grep -E -A4 ': (fatal )?error|error:' "$RUN/logs/build-$id.log" | sed "s|$tree/||g" \
+      | head -24 > "$details"
+    [ -s "$details" ] || tail -20 "$RUN/logs/build-$id.log" | sed "s|$tree/||g" > "$details"
+    sed 's/^/   /' "$details"
+    record "$key" status "BUILD FAILED"
+    record "$key" reason "does not compile"
+    record "$key" seconds $((SECONDS - start))
+    return
+  fi
+  ctest --test-dir "$build" -R "^$ns\\.exercise\\." -L '^exercise$' --timeout "$timeout" \
+    -j "$jobs" --output-junit "$RUN/junit/$id.xml" > "$RUN/logs/test-$id.log" 2>&1
+  { read -r passed failed skipped total; cat > "$details"; } \
+    < <(python3 "$RESULTS" junit "$RUN/junit/$id.xml" --strip "$tree" --timeout "$timeout")
+  record "$key" junit "$id.xml"
+  record "$key" passed "$passed"; record "$key" failed "$failed"
+  record "$key" skipped "$skipped"; record "$key" total "$total"
+  verdict=PASS
+  if [ "$total" = 0 ]; then
+    verdict=FAIL reason="ran no test"
+  elif [ "$failed" -gt 0 ]; then
+    verdict=FAIL reason="$failed failed"
+  elif [ "$passed" = 0 ]; then
+    verdict=FAIL reason="every test skipped"
+  elif [ "$skipped" -gt 0 ] && ! { [[ ",$labels," == *,gpu,* ]] && [ "$gpu" = 0 ] && [ "$require_gpu" = 0 ]; }; then
+    verdict=FAIL reason="$skipped test(s) skipped on a machine that should run them"
+  fi
+  printf '%s/%s passed, %s skipped' "$passed" "$total" "$skipped"
+
+  local sanitizer="" tools=()
+  if [ "$verdict" = PASS ] && [ "$sanitize" = 1 ]; then
+    if [[ ",$labels," == *,cpu,* ]] && ensure_asan; then
+      tools+=(asan+ubsan)
+      if ! cmake --build "$asan_build" -j "$jobs" --target "$test_target" \
+             > "$RUN/logs/build-asan-$id.log" 2>&1; then
+        sanitizer=FAILED reason="does not compile under the sanitizers"
+        grep -E -A4 'error' "$RUN/logs/build-asan-$id.log" | sed "s|$tree/||g" | head -20 > "$details"
       else
-        sanitizer=", memcheck FAILED"; verdict="FAIL (memcheck: /tmp/gs_grade_${suite}_memcheck.log)"; status=1
+        ctest --test-dir "$asan_build" -R "^$ns\\.exercise\\." -L '^exercise$' \
+          --timeout $((timeout * 3)) -j "$jobs" --output-junit "$RUN/junit/$id.asan.xml" \
+          > "$RUN/logs/test-asan-$id.log" 2>&1
+        record "$key" junit "$id.xml $id.asan.xml"
+        local a_passed a_failed a_total
+        { read -r a_passed a_failed _ a_total; cat > "$RUN/asan.details"; } \
+          < <(python3 "$RESULTS" junit "$RUN/junit/$id.asan.xml" --strip "$tree" --timeout $((timeout * 3)))
+        if [ "$a_failed" = 0 ] && [ "$a_passed" -gt 0 ]; then
+          sanitizer=clean
+        else
+          sanitizer=FAILED reason="AddressSanitizer/UBSan: $a_failed of $a_total tests failed"
+          { echo "under AddressSanitizer + UBSan:"; cat "$RUN/asan.details"; } > "$details"
+        fi
       fi
     fi
-    speedup="-"
-    if [ "$verdict" = PASS ] && [ -n "$baseline" ] && [ -x "$program" ]; then
-      rate=$(cell_rate "$program")
-      [ -n "$rate" ] && speedup=$(awk -v a="$rate" -v b="$baseline" 'BEGIN { printf "%.1fx", a / b }')
+    if [[ ",$labels," == *,gpu,* ]] && [ "$gpu" = 1 ] \
+       && ctest --test-dir "$build" -N -R "^$ns\\.exercise_sanitizer\\." | grep -q 'Total Tests: [1-9]'; then
+      tools+=(compute-sanitizer)
+      ctest --test-dir "$build" -R "^$ns\\.exercise_sanitizer\\." --timeout 1800 \
+        --output-junit "$RUN/junit/$id.compute-sanitizer.xml" > "$RUN/logs/test-cs-$id.log" 2>&1
+      local c_passed c_failed c_total
+      { read -r c_passed c_failed _ c_total; cat > "$RUN/cs.details"; } \
+        < <(python3 "$RESULTS" junit "$RUN/junit/$id.compute-sanitizer.xml" --strip "$tree" --timeout 1800)
+      if [ "$c_failed" = 0 ] && [ "$c_passed" -gt 0 ] && [ "$sanitizer" != FAILED ]; then
+        sanitizer=clean
+      elif [ "$c_failed" != 0 ] || [ "$c_passed" = 0 ]; then
+        sanitizer=FAILED reason="compute-sanitizer: $c_failed of $c_total runs failed"
+        { echo "under compute-sanitizer:"; cat "$RUN/cs.details"; } >> "$details"
+      fi
     fi
-    rows="$rows| $n | ${suite#test_} | $GT_PASSED/$GT_TOTAL | $GT_SKIPPED | ${GT_SECONDS} s | $speedup | $verdict$sanitizer |\n"
-  done
+    if [ "${#tools[@]}" -gt 0 ]; then
+      record "$key" sanitizer_tools "$(IFS=,; echo "${tools[*]}")"
+      record "$key" sanitizer "$sanitizer"
+      printf ', %s %s' "$(IFS=,; echo "${tools[*]}")" "$sanitizer"
+      [ "$sanitizer" = clean ] || verdict=FAIL
+    fi
+  fi
+
+  if [ "$verdict" = PASS ] && [ "$speed" = 1 ] && [ "$provides" = implementations ]; then
+    if [ -z "$baseline_rate" ] && [ -n "$baseline_program" ]; then
+      baseline_rate=none
+      cmake --build "$build" -j "$jobs" --target "$(basename "$baseline_program")" \
+        >> "$RUN/logs/build-baseline.log" 2>&1 || baseline_program=""
+    fi
+    local implementation rate best="" base_best="" _round
+    implementation=$("$program" -r 8 -c 8 -n 1 -e 1 --no-output --json 2>/dev/null \
+      | sed -n 's/.*"implementation":"\([^"]*\)".*/\1/p')
+    if [ -n "$implementation" ]; then
+      for _round in 1 2 3; do
+        if [ -n "$baseline_program" ] && [ "$baseline_rate" = none ]; then
+          rate=$(measure "$baseline_program" l01-naive)
+          [ -n "$rate" ] && base_best=$(awk -v a="$rate" -v b="${base_best:-0}" 'BEGIN { print (a > b) ? a : b }')
+        fi
+        rate=$(measure "$program" "$implementation")
+        [ -n "$rate" ] && best=$(awk -v a="$rate" -v b="${best:-0}" 'BEGIN { print (a > b) ? a : b }')
+      done
+      [ -n "$base_best" ] && baseline_rate=$base_best
+    fi
+    if [ -n "$best" ]; then
+      record "$key" rate "$best"
+      if [ -n "$baseline_rate" ] && [ "$baseline_rate" != none ]; then
+        record "$key" baseline_rate "$baseline_rate"
+        local speedup
+        speedup=$(awk -v a="$best" -v b="$baseline_rate" 'BEGIN { printf "%.2f", a / b }')
+        record "$key" speedup "$speedup"
+        printf ', %sx l01-naive (%s)' "$speedup" "$implementation"
+      fi
+    fi
+  fi
+
+  local invalid="${invalid_all[*]} ${invalid_lesson[$lesson]:-}"
+  invalid=$(echo $invalid)
+  record "$key" tests_verdict "$verdict"
+  record "$key" invalid "$invalid"
+  if [ -n "$invalid" ]; then
+    record "$key" status INVALID
+    record "$key" reason "changed outside the exercise: $invalid (graded without those changes; tests: $verdict${reason:+, $reason})"
+    printf ' -> INVALID (tests: %s)\n' "$verdict"
+  else
+    record "$key" status "$verdict"
+    record "$key" reason "$reason"
+    printf ' -> %s%s\n' "$verdict" "${reason:+ ($reason)}"
+  fi
+  [ "$verdict" = PASS ] || sed 's/^/   /' "$details"
+  record "$key" seconds $((SECONDS - start))
+}
+
+baseline_program=""
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r lesson id _ _ _ _ _ _ solution_program _ _ status <<< "$row"
+  [ "$lesson" = 01 ] && [ "$status" = built ] && [ -z "$baseline_program" ] && baseline_program=$solution_program
 done
 
+index=0
+plan_failures=0
+[ "$require_gpu" = 1 ] && [ "$gpu" = 0 ] && echo "grade.sh: --require-gpu, but no GPU answers nvidia-smi -L (no driver, a broken one, or none visible)"
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r lesson id topic kind labels provides files program _ tests _ status <<< "$row"
+  index=$((index + 1))
+  if [ "${#requested[@]}" -gt 0 ] && [ -z "${wanted[$id]:-}" ]; then continue; fi
+  key=$(printf '%03d-%s' "$index" "$id")
+  rec() { record "$key" "$1" "$2"; }
+  rec lesson "$lesson"; rec build "$id"; rec topic "$topic"; rec kind "$kind"; rec labels "$labels"
+  rec learner_files "$files"; rec requested "${wanted[$id]:-0}"
+  must=${wanted[$id]:-0}
+  why=""
+  if [ "$status" != built ]; then
+    why=${status#not built: }
+    why="not built here: $why"
+    [ "$require_gpu" = 1 ] && must=1
+  elif [[ ",$labels," != *,cpu,* ]] && [ "$gpu" = 0 ]; then
+    why="a GPU lesson, and no GPU answers nvidia-smi -L here"
+    [ "$require_gpu" = 1 ] && must=1
+  fi
+  if [ -n "$why" ]; then
+    if [ "$must" = 1 ]; then
+      rec status "NOT GRADED"; rec reason "$why"; rec graded 0; rec requested 1
+      echo "== $id ($topic): NOT GRADED: $why"
+      plan_failures=$((plan_failures + 1))
+    else
+      rec status SKIPPED; rec reason "$why"; rec graded 0
+      echo "== $id ($topic): not graded here: $why"
+    fi
+    continue
+  fi
+  rec graded 1
+  if [ "$list" = 1 ]; then
+    rec status "WOULD GRADE"
+    echo "== $id ($topic): would be graded"
+    continue
+  fi
+  grade_build "$key" "$lesson" "$id" "$topic" "$labels" "$provides" "$program" "$tests"
+done
+
+if [ "$list" = 1 ]; then
+  [ "$plan_failures" = 0 ]
+  exit
+fi
+
 echo
-echo "Gray-Scott School scoreboard ($(date -u +%Y-%m-%d), GPU: $([ $gpu = 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo none))"
-echo
-echo "| lesson | exercise | tests passed | skipped | time | speed-up vs l01-naive | status |"
-echo "|---|---|---:|---:|---:|---:|---|"
-printf "%b" "$rows"
-echo
-echo "speed-up: the exercise program's default implementation, ${SIZE[*]}, against l01-naive, same size."
+python3 "$RESULTS" report "$RUN" ${report_args[@]+"${report_args[@]}"}
+status=$?
+if [ -n "$junit" ]; then
+  mkdir -p "$junit" && cp "$RUN"/junit/*.xml "$junit"/ 2>/dev/null
+fi
+if [ -n "$out" ]; then
+  mkdir -p "$out/logs" && cp "$RUN"/logs/*.log "$out/logs/" 2>/dev/null
+fi
 exit $status
