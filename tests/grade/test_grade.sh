@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# The tests of scripts/grade.sh, run by CI (.ci/run): a throw-away "course" repository made from
+# this working tree, a learner's fork cloned from it, and one grading per case, each checked
+# through grade.sh's exit status and its --json output:
+#   unsolved      the shipped exercises FAIL, with the failing test's message; JUnit written
+#   solved        the solutions copied over the exercises (one committed, one not) PASS, clean
+#                 under AddressSanitizer + UBSan, with a speed-up
+#   tampered      a test edited, the lesson's body edited (l01-regular marked as a GPU
+#                 implementation, the attack that once turned 26/38 into PASS), another lesson's
+#                 README edited: those lessons are INVALID, the files listed, and the grade was
+#                 made with upstream's files (the tests still fail, none skipped)
+#   cmake         a CMake edit that compiles the solution as the exercise: every lesson INVALID,
+#                 the edit without effect
+#   broken        lesson 02 does not compile: lesson 01 is still graded and passes
+#   hang          a lesson that never returns is stopped by the per-test time limit
+#   names         unknown lesson names are an error (exit 2); a lesson named but not built here
+#                 fails; --list says what a CPU-only machine grades and skips; --require-gpu
+#                 without a GPU fails
+#   asan          an off-by-one that reads one float past the end passes the tests and fails
+#                 under AddressSanitizer
+#   teacher       a teacher grades a fork with an edited test from the course's own clone
+#                 (--learner)
+#   template      a repository made from a template (no shared history) is matched to upstream
+#                 by its first commit's tree, upstream fetched from a path
+# Lessons 01 and 02 only, CPU, one -DGS_CUDA=OFF build reused by every case (--work).
+#
+#   bash tests/grade/test_grade.sh              # GS_KEEP=1 keeps the scratch folder
+#   GS_CASES="hang asan" bash tests/grade/test_grade.sh   # only these cases
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/gs-grade-test.XXXXXX")
+if [ "${GS_KEEP:-0}" = 1 ]; then echo "scratch folder: $T"; else trap 'rm -rf "$T"' EXIT; fi
+export GS_CMAKE_ARGS="-DGS_CUDA=OFF" GIT_AUTHOR_NAME=grader GIT_AUTHOR_EMAIL=grader@example.org
+export GIT_COMMITTER_NAME=grader GIT_COMMITTER_EMAIL=grader@example.org
+unset GS_UPSTREAM
+passed=0 failed=0 start=$SECONDS
+
+# The course: this working tree's files (tracked and new, as they are now), one commit.
+mkdir -p "$T/course"
+(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
+   | while IFS= read -r -d '' file; do [ -e "$file" ] && printf '%s\0' "$file"; done \
+   | tar --null -T - -cf -) | tar -x -C "$T/course"
+git -C "$T/course" init -q -b main
+git -C "$T/course" add -A
+git -C "$T/course" commit -q -m "the course"
+git clone -q "$T/course" "$T/fork"
+cd "$T/fork"
+
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL $*"; }
+# grade CASE EXPECTED_EXIT ARGS...: grade.sh in the fork; the log and JSON are $T/CASE.*
+grade() {
+  local name=$1 expected=$2 status=0
+  shift 2
+  echo "== $name: grade.sh $*"
+  bash scripts/grade.sh --no-setup --work "$T/work" --upstream origin/main \
+    --json "$T/$name.json" "$@" > "$T/$name.log" 2>&1 || status=$?
+  if [ "$status" = "$expected" ]; then
+    ok "$name: exit status $status"
+  else
+    not_ok "$name: exit status $status, expected $expected; the log ends:"
+    tail -40 "$T/$name.log" | sed 's/^/     /'
+  fi
+}
+# expect CASE DESCRIPTION PYTHON-EXPRESSION: r is the JSON, L[build] a lesson build's entry
+expect() {
+  local name=$1 description=$2 expression=$3
+  if python3 - "$T/$name.json" "$expression" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+L = {entry["build"]: entry for entry in r["lessons"]}
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+  then ok "$name: $description"; else not_ok "$name: $description"; fi
+}
+log_has() {  # log_has CASE DESCRIPTION REGEX
+  if grep -Eq -- "$3" "$T/$1.log"; then ok "$1: $2"; else not_ok "$1: $2 (no /$3/ in the log)"; fi
+}
+solve() { cp "solutions/$1/$2" "lessons/$1/$2"; }
+commit() { git add -A && git commit -q -m "$1"; }
+branch() { git checkout -q -B "$1" origin/main; }
+
+# --- unsolved: the shipped exercises fail
+case_unsolved() {
+  grade unsolved 1 01 02 --no-speed --junit "$T/junit-unsolved"
+  expect unsolved "both lessons FAIL" "L['01']['status'] == 'FAIL' and L['02']['status'] == 'FAIL'"
+  expect unsolved "tests ran and failed, none skipped" \
+    "all(L[b]['tests']['failed'] > 0 and L[b]['tests']['skipped'] == 0 for b in ('01', '02'))"
+  expect unsolved "the first failure's message is kept" "'Failure' in L['01']['details']"
+  expect unsolved "valid, checked against upstream" \
+    "r['invalid_files'] == [] and r['integrity'] == 'checked' and r['status'] == 'fail'"
+  log_has unsolved "the failure is printed under its lesson" "^   first failing test: lesson01\.exercise\."
+  if [ -s "$T/junit-unsolved/01.xml" ] && [ -s "$T/junit-unsolved/02.xml" ]; then
+    ok "unsolved: JUnit XML for each lesson"
+  else
+    not_ok "unsolved: JUnit XML for each lesson"
+  fi
+}
+
+# --- solved: lesson 01 committed, lesson 02 in the working tree only
+case_solved() {
+  branch solved
+  solve 01_profiling interior.hpp
+  commit "lesson 01 solved"
+  solve 02_simd_threads row_loop.hpp
+  grade solved 0 01 02
+  expect solved "both lessons PASS" "L['01']['status'] == 'PASS' and L['02']['status'] == 'PASS'"
+  expect solved "every test passed, none skipped" \
+    "all(L[b]['tests']['passed'] == L[b]['tests']['total'] > 0 for b in ('01', '02'))"
+  expect solved "clean under AddressSanitizer + UBSan" \
+    "all(L[b]['sanitizer'] == {'tools': 'asan+ubsan', 'verdict': 'clean'} for b in ('01', '02'))"
+  expect solved "a speed-up against l01-naive" "all(L[b]['speedup'] and L[b]['speedup'] > 0 for b in ('01', '02'))"
+  expect solved "the uncommitted change is graded and said to be" "r['dirty'] is True"
+  git checkout -q -- lessons
+}
+
+# --- tampered: a test, the lesson's body and another lesson's README edited
+case_tampered() {
+  branch tampered
+  sed -i 's/^\(TEST.*\)$/\1  \/\/ edited/' tests/test_lesson01.cpp
+  sed -i '0,/gs::Device::cpu,/s//gs::Device::gpu,/' lessons/01_profiling/stencil.cpp
+  echo "My notes." >> lessons/02_simd_threads/README.md
+  commit "tampered"
+  grade tampered 1 01 02 --no-speed --no-sanitize
+  expect tampered "lesson 01 INVALID, its test and body listed" \
+    "L['01']['status'] == 'INVALID' and L['01']['invalid'] == ['tests/test_lesson01.cpp', 'lessons/01_profiling/stencil.cpp'] or sorted(L['01']['invalid']) == ['lessons/01_profiling/stencil.cpp', 'tests/test_lesson01.cpp']"
+  expect tampered "lesson 02 INVALID for its README only" \
+    "L['02']['status'] == 'INVALID' and L['02']['invalid'] == ['lessons/02_simd_threads/README.md']"
+  expect tampered "graded with upstream's files: the unsolved exercise still fails, nothing skipped" \
+    "L['01']['tests_verdict'] == 'FAIL' and L['01']['tests']['skipped'] == 0"
+  expect tampered "every changed file listed" "len(r['invalid_files']) == 3 and r['status'] == 'invalid'"
+}
+
+# --- cmake: the build changed to compile the solution as the exercise
+case_cmake() {
+  branch cmake
+  sed -i 's|set(learner_dir ${body_dir})|set(learner_dir ${PROJECT_SOURCE_DIR}/solutions/${number}_${topic})|' \
+    cmake/GsLesson.cmake
+  commit "CMake tampered"
+  grade cmake 1 01 --no-speed --no-sanitize
+  expect cmake "INVALID, the CMake file listed, the edit without effect" \
+    "L['01']['status'] == 'INVALID' and r['invalid_files'] == ['cmake/GsLesson.cmake'] and L['01']['tests_verdict'] == 'FAIL'"
+}
+
+# --- broken: lesson 02 does not compile, lesson 01 is solved
+case_broken() {
+  branch broken
+  solve 01_profiling interior.hpp
+  echo "this does not compile;" >> lessons/02_simd_threads/row_loop.hpp
+  commit "lesson 02 broken"
+  grade broken 1 01 02 --no-speed --no-sanitize
+  expect broken "lesson 01 PASS, lesson 02 BUILD FAILED with the compiler's message" \
+    "L['01']['status'] == 'PASS' and L['02']['status'] == 'BUILD FAILED' and 'error' in L['02']['details'] and 'row_loop.hpp' in L['02']['details']"
+}
+
+# --- hang: a test that never ends is stopped by the per-test time limit
+case_hang() {
+  branch hang
+  # (interior.hpp is included inside a namespace: no headers of its own)
+  sed -i 's|^inline void update_interior(const State\& in, State\& out, const Rates\& r) {|&\n  for (volatile bool forever = true; forever;) {\n  }|' \
+    lessons/01_profiling/interior.hpp
+  commit "lesson 01 hangs"
+  grade hang 1 01 --timeout 3 --no-speed --no-sanitize
+  expect hang "stopped by the time limit, and said so" \
+    "L['01']['status'] == 'FAIL' and 'time limit per test is 3 s' in L['01']['details']"
+}
+
+# --- names: what is asked for must be graded
+case_names() {
+  branch names
+  grade typo 2 1
+  log_has typo "'1' is an unknown lesson" "unknown lesson '1'"
+  grade unknown 2 99
+  grade not_built 1 04 --no-speed --no-sanitize
+  expect not_built "lesson 04 named but not built here: NOT GRADED" \
+    "L['04']['status'] == 'NOT GRADED' and 'not built' in L['04']['reason'] and r['status'] == 'fail'"
+  grade list 0 --list
+  log_has list "a CPU-only machine grades lesson 01" "== 01 \(profiling\): would be graded"
+  log_has list "and lists the GPU lessons as not graded here, with the reason" \
+    "== 04 \(cuda_kernels\): not graded here: not built here: "
+  grade require_gpu 1 --list --require-gpu
+  log_has require_gpu "--require-gpu without a GPU fails the GPU lessons" "== 04 \(cuda_kernels\): NOT GRADED"
+}
+
+# --- asan: reads one float past the end of the last row, results unchanged
+case_asan() {
+  branch asan
+  solve 01_profiling interior.hpp
+  sed -i 's/for (int col = 1; col < in.cols - 1; ++col)/for (int col = 1; col < in.cols; ++col)/' \
+    lessons/01_profiling/interior.hpp
+  grep -q 'col < in.cols;' lessons/01_profiling/interior.hpp || not_ok "asan: the off-by-one was not made"
+  commit "off by one"
+  grade asan 1 01 --no-speed
+  expect asan "the tests pass, AddressSanitizer fails the lesson" \
+    "L['01']['tests']['failed'] == 0 and L['01']['sanitizer']['verdict'] == 'FAILED' and L['01']['status'] == 'FAIL'"
+  expect asan "the report is kept" "'heap-buffer-overflow' in L['01']['details']"
+}
+
+# --- teacher: a fork with an edited test, graded from the course's clone with its grader
+case_teacher() {
+  branch teacher
+  echo "// edited" >> tests/test_lesson01.cpp
+  commit "a test edited"
+  git -C "$T/course" fetch -q "$T/fork" teacher:learner
+  (cd "$T/course" && bash scripts/grade.sh --no-setup --work "$T/work" --learner learner \
+     --upstream main --json "$T/teacher.json" --no-speed --no-sanitize 01) > "$T/teacher.log" 2>&1 \
+    && not_ok "teacher: exit status 0" || ok "teacher: exit status not 0"
+  expect teacher "INVALID, from the teacher's clone" \
+    "L['01']['status'] == 'INVALID' and r['source'] == 'commit learner'"
+}
+
+# --- template: no shared history; its first commit has the tree of upstream's commit
+case_template() {
+  mkdir "$T/template"
+  git -C "$T/course" archive main | tar -x -C "$T/template"
+  (cd "$T/template" && git init -q -b main && git add -A && git commit -q -m "Initial commit" \
+     && cp solutions/01_profiling/interior.hpp lessons/01_profiling/interior.hpp \
+     && git commit -q -am "lesson 01 solved" \
+     && bash scripts/grade.sh --no-setup --work "$T/work" --upstream "$T/course" \
+          --json "$T/template.json" --no-speed --no-sanitize 01) > "$T/template.log" 2>&1 \
+    && ok "template: exit status 0" || { not_ok "template: exit status not 0"; tail -20 "$T/template.log"; }
+  expect template "matched to upstream's commit by tree, lesson 01 PASS" \
+    "L['01']['status'] == 'PASS' and r['integrity'] == 'checked' and r['base'] == '$(git -C "$T/course" rev-parse main)'"
+}
+
+cases=${GS_CASES:-unsolved solved tampered cmake broken hang names asan teacher template}
+for name in $cases; do
+  "case_$name"
+done
+
+echo
+echo "grade.sh's tests took $((SECONDS - start)) s"
+echo "test_grade: $passed passed, $failed failed"
+[ "$failed" = 0 ]
