@@ -1,13 +1,16 @@
 # GS_SANITIZE: the CPU parts of the course built with GCC's or Clang's sanitizers, e.g.
 #   cmake --preset asan     (GS_SANITIZE=address,undefined, GS_CUDA=OFF, build-asan/)
 # Every C++ file is compiled and linked with -fsanitize=${GS_SANITIZE}; every program of the build
-# (tests, lesson programs, apps) gets its sanitizer options compiled in (sanitizers/options.cpp.in),
+# (tests, lesson programs, apps; those no test runs only on request) gets its sanitizer options
+# compiled in (sanitizers/options.cpp.in),
 # so a test run by hand behaves as under CTest: UndefinedBehaviorSanitizer stops at the first
 # report (halt_on_error) instead of printing and going on, and reads the suppression file
-# sanitizers/ubsan.supp, which silences reports inside third-party headers only (Thrust, CUB),
+# sanitizers/ubsan.supp, which silences reports inside third-party headers only (Thrust's),
 # never the course's own code. GPU code is checked by compute-sanitizer instead (the
 # lessonNN.sanitizer.* tests): the CUDA runtime and AddressSanitizer's shadow memory do not mix,
-# so GS_SANITIZE requires GS_CUDA=OFF. The asan preset leaves warnings as warnings: GCC's manual
+# so GS_SANITIZE requires GS_CUDA=OFF. The asan preset compiles with -O1 -g1 (fast enough to run,
+# line numbers in reports, half the compile time of -O2 -g), and its test preset leaves out the
+# selftests, which the plain build runs. It leaves warnings as warnings: GCC's manual
 # advises against -Werror with sanitizers, whose instrumentation makes false -Wmaybe-uninitialized
 # reports (GCC 12 does, in libstdc++'s <regex>); the ci preset is where warnings are errors.
 include_guard(GLOBAL)
@@ -36,6 +39,11 @@ if(GS_SANITIZE)
       get_target_property(type ${target} TYPE)
       if(type STREQUAL "EXECUTABLE")
         target_sources(${target} PRIVATE ${GS_SANITIZER_OPTIONS})
+        # The sanitized build is for the tests: a program no test runs (the lesson programs) is
+        # built only when asked for; the ones tests run are built as their dependencies.
+        if(NOT target MATCHES "^test_")
+          set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+        endif()
       endif()
     endforeach()
     get_property(subdirectories DIRECTORY ${directory} PROPERTY SUBDIRECTORIES)

@@ -354,8 +354,8 @@ ensure_asan() {
   [ -n "$asan_ready" ] && { [ "$asan_ready" = yes ]; return; }
   asan_ready=no
   [ -f "$tree/cmake/GsSanitizers.cmake" ] || return 1
-  cmake -S "$tree" -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGS_CUDA=OFF \
-    -DGS_SANITIZE=address,undefined "-DGS_GIT_COMMIT=grade-${base:0:12}" \
+  # Upstream's own asan preset (CMakePresets.json), into this grading's folder.
+  (cd "$tree" && cmake --preset asan -B "$asan_build" "-DGS_GIT_COMMIT=grade-${base:0:12}") \
     > "$RUN/logs/configure-asan.log" 2>&1 || return 1
   asan_ready=yes
 }

@@ -3,8 +3,8 @@
 # this working tree, a learner's fork cloned from it, and one grading per case, each checked
 # through grade.sh's exit status and its --json output:
 #   unsolved      the shipped exercises FAIL, with the failing test's message; JUnit written
-#   solved        the solutions copied over the exercises (one committed, one not) PASS, clean
-#                 under AddressSanitizer + UBSan, with a speed-up
+#   solved        the solutions copied over the exercises (one committed, one not) PASS, with
+#                 a speed-up
 #   tampered      a test edited, the lesson's body edited (l01-regular marked as a GPU
 #                 implementation, the attack that once turned 26/38 into PASS), another lesson's
 #                 README edited: those lessons are INVALID, the files listed, and the grade was
@@ -16,8 +16,8 @@
 #   names         unknown lesson names are an error (exit 2); a lesson named but not built here
 #                 fails; --list says what a CPU-only machine grades and skips; --require-gpu
 #                 without a GPU fails
-#   asan          an off-by-one that reads one float past the end passes the tests and fails
-#                 under AddressSanitizer
+#   asan          lesson 01's solution is clean under AddressSanitizer + UBSan; an off-by-one
+#                 that reads one float past the end passes the tests and fails there
 #   teacher       a teacher grades a fork with an edited test from the course's own clone
 #                 (--learner)
 #   template      a repository made from a template (no shared history) is matched to upstream
@@ -52,11 +52,12 @@ not_ok() { failed=$((failed + 1)); echo "FAIL $*"; }
 grade() {
   local name=$1 expected=$2 status=0
   shift 2
+  local began=$SECONDS
   echo "== $name: grade.sh $*"
   bash scripts/grade.sh --no-setup --work "$T/work" --upstream origin/main \
     --json "$T/$name.json" "$@" > "$T/$name.log" 2>&1 || status=$?
   if [ "$status" = "$expected" ]; then
-    ok "$name: exit status $status"
+    ok "$name: exit status $status ($((SECONDS - began)) s)"
   else
     not_ok "$name: exit status $status, expected $expected; the log ends:"
     tail -40 "$T/$name.log" | sed 's/^/     /'
@@ -103,12 +104,10 @@ case_solved() {
   solve 01_profiling interior.hpp
   commit "lesson 01 solved"
   solve 02_simd_threads row_loop.hpp
-  grade solved 0 01 02
+  grade solved 0 01 02 --no-sanitize
   expect solved "both lessons PASS" "L['01']['status'] == 'PASS' and L['02']['status'] == 'PASS'"
   expect solved "every test passed, none skipped" \
     "all(L[b]['tests']['passed'] == L[b]['tests']['total'] > 0 for b in ('01', '02'))"
-  expect solved "clean under AddressSanitizer + UBSan" \
-    "all(L[b]['sanitizer'] == {'tools': 'asan+ubsan', 'verdict': 'clean'} for b in ('01', '02'))"
   expect solved "a speed-up against l01-naive" "all(L[b]['speedup'] and L[b]['speedup'] > 0 for b in ('01', '02'))"
   expect solved "the uncommitted change is graded and said to be" "r['dirty'] is True"
   git checkout -q -- lessons
@@ -186,6 +185,10 @@ case_names() {
 case_asan() {
   branch asan
   solve 01_profiling interior.hpp
+  commit "lesson 01 solved"
+  grade asan_clean 0 01 --no-speed
+  expect asan_clean "the solution is clean under AddressSanitizer + UBSan" \
+    "L['01']['sanitizer'] == {'tools': 'asan+ubsan', 'verdict': 'clean'} and L['01']['status'] == 'PASS'"
   sed -i 's/for (int col = 1; col < in.cols - 1; ++col)/for (int col = 1; col < in.cols; ++col)/' \
     lessons/01_profiling/interior.hpp
   grep -q 'col < in.cols;' lessons/01_profiling/interior.hpp || not_ok "asan: the off-by-one was not made"
