@@ -104,6 +104,10 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   return result;
 }
 
+FrameLoop synchronous_frame_loop() {
+  return {nullptr, run_simulation};
+}
+
 void add_grid_flags(CLI::App& app, Params& p) {
   app.add_option("-r,--nbrow", p.rows, "grid rows R")->capture_default_str();
   app.add_option("-c,--nbcol", p.cols, "grid columns C")->capture_default_str();
@@ -201,6 +205,7 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
   ProgramOptions options;
   CLI::App app{description, program_name};
   add_program_flags(app, options);
+  if (loop.add_flags) loop.add_flags(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -236,7 +241,7 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
 
   std::ostream& report = options.json ? std::cerr : std::cout;
   try {
-    const RunResult result = loop(*chosen, options);
+    const RunResult result = loop.run(*chosen, options);
     print_report(report, result);
     if (options.json) print_json(std::cout, result);
     return finish_stdout(program_name, kExitSuccess);
