@@ -208,6 +208,7 @@ void FrameWriter::close_handles() noexcept {
 }
 
 void FrameWriter::write_frame(int index, const float* v) {
+  prepare_hdf5();  // HDF5's error printing is set per thread: the writer may be another thread
   if (index < 0 || index >= frames_) {
     throw OutputError("frame index " + std::to_string(index) + " is outside [0, " +
                       std::to_string(frames_) + ")");
@@ -229,6 +230,7 @@ void FrameWriter::write_frame(int index, const float* v) {
 }
 
 void FrameWriter::commit(bool flush_to_disk) {
+  prepare_hdf5();
   if (committed_) return;
   if (frames_written_ != frames_) {
     throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +

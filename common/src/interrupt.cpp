@@ -33,10 +33,12 @@ extern "C" void on_signal(int signal_number) {
 constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[3];
 struct sigaction g_previous_xfsz;
+int g_depth = 0;  // guards alive: only the outermost installs and restores the handlers
 
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
+  if (g_depth++ > 0) return;
   g_signal = 0;
   struct sigaction action {};
   action.sa_handler = on_signal;
@@ -49,6 +51,7 @@ InterruptGuard::InterruptGuard() {
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (--g_depth > 0) return;
   for (int i = 0; i < 3; ++i) sigaction(kCaught[i], &g_previous[i], nullptr);
   sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
   g_partial[0] = '\0';

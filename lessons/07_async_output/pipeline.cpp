@@ -98,18 +98,22 @@ struct Interval {
 __global__ void snapshot_kernel(const float* __restrict__ v, std::ptrdiff_t pitch, int rows,
                                 int cols, float* __restrict__ slot,
                                 unsigned int* __restrict__ not_finite) {
-  const std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  // 32-bit indices: a grid has fewer than 2^31 cells (gs::kMaxCells), and 64-bit division is
+  // slow on a GPU.
+  const unsigned int cells = static_cast<unsigned int>(rows) * static_cast<unsigned int>(cols);
+  const unsigned int width = static_cast<unsigned int>(cols);
   unsigned int count = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < cells;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t row = i / static_cast<std::size_t>(cols);
-    const std::size_t col = i - row * static_cast<std::size_t>(cols);
-    const float value = v[row * static_cast<std::size_t>(pitch) + col];
+  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < cells;
+       i += gridDim.x * blockDim.x) {
+    const unsigned int row = i / width;
+    const unsigned int col = i - row * width;
+    const float value = v[static_cast<std::ptrdiff_t>(row) * pitch + col];
     slot[i] = value;
     count += isfinite(value) ? 0u : 1u;
   }
-  for (int offset = 16; offset > 0; offset /= 2)
+  for (int offset = 16; offset > 0; offset /= 2) {
     count += __shfl_down_sync(0xffffffffu, count, offset);
+  }
   if ((threadIdx.x & 31u) == 0 && count > 0) atomicAdd(not_finite, count);
 }
 
@@ -197,7 +201,6 @@ class Pipeline {
     result_.implementation = implementation_.name;
     result_.device_name = gs::describe_device(implementation_);
     result_.params = params_;
-    gs::InterruptGuard signals;
     const Clock::time_point start = Clock::now();
 
     if (options_.write_output) {
@@ -485,6 +488,9 @@ class Pipeline {
   const gs::Params params_;
   const std::size_t cells_;
   gs::RunResult result_;
+  // Declared before the writer, so destroyed after it: the signal handlers (and SIGXFSZ ignored,
+  // so that a file-size limit is an error and not a kill) stay until the partial file is gone.
+  gs::InterruptGuard signals_;
   Clock::time_point clock_zero_;
   std::unique_ptr<gs::FrameWriter> writer_;
   std::unique_ptr<gs::Stepper> stepper_;

@@ -30,6 +30,8 @@ class Interrupted : public std::runtime_error {
 ///        second one ends the process at once after deleting the file named by
 ///        set_partial_output()), and SIGXFSZ is ignored so that exceeding a file-size limit is an
 ///        error of write() instead of a kill. The previous handlers come back on destruction.
+///        Guards nest: only the outermost one installs the handlers (and clears a pending
+///        signal) and restores them; the others change nothing.
 class InterruptGuard {
  public:
   InterruptGuard();
