@@ -19,7 +19,7 @@
 # The Markdown files: README.md, lessons/*/README.md and every other Markdown file git tracks.
 # GS_README_BLOCK_TIMEOUT (seconds, default 120) stops a block that hangs.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
 BUILD=${BUILD:-build}
 timeout_seconds=${GS_README_BLOCK_TIMEOUT:-120}
