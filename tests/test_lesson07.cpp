@@ -4,6 +4,7 @@
 // (a slot refilled before its frame was written shows as a wrong frame), a diverging run and an
 // interrupted one must leave no file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -151,8 +152,11 @@ TEST(Lesson07Ring, AbortWakesBothThreads) {
 // The pipeline
 // ---------------------------------------------------------------------------------------------
 
+// A directory of this process's own: the sanitizer tests run the whole suite in several processes
+// at once.
 fs::path fresh_directory(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "gs_lesson07" / name;
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("gs_lesson07_" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -54,7 +54,8 @@ void print_report(std::ostream& out, const RunResult& result) {
          << (result.pipeline.empty() ? std::string("synchronous") : result.pipeline) << "\n";
     if (result.copy_seconds > 0.0) {
       text << "  copy          " << result.copy_seconds << " s  ("
-           << rate_of(bytes, result.copy_seconds) << ", frames fetched on the computing thread)\n";
+           << rate_of(bytes, result.copy_seconds)
+           << ", frames from the stepper into host memory)\n";
     }
     if (result.waits > 0 || result.wait_seconds > 0.0) {
       text << "  waits         " << result.wait_seconds << " s  (" << result.waits
