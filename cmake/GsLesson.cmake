@@ -27,7 +27,8 @@
 #   frame_loop       gs::FrameLoop frame_loop(): how frames get to the file. The program runs the
 #                    registry's steppers through it; the solution's is gray_scott's.
 #   program          int program(int argc, char** argv): a program of its own.
-# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers).
+# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers);
+# a program also links gs_best_frame_loop (lesson 07's pipeline, when built).
 #
 # For each build and each variant (exercise, solution) it creates
 #   lessonNN_<variant>[_cpu]_impl   the body compiled against that variant's learner file(s)
@@ -85,6 +86,10 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     target_include_directories(${target}_impl PRIVATE ${learner_dir})
     target_compile_definitions(${target}_impl PRIVATE GS_LESSON_NAMESPACE=${namespace})
     target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${libraries})
+    if(provides STREQUAL "program")
+      # A program of its own may run the solutions' steppers through the best frame loop.
+      target_link_libraries(${target}_impl PUBLIC gs_registry gs_best_frame_loop)
+    endif()
     if(kind STREQUAL "cpu")
       if(GS_NATIVE)
         target_compile_options(${target}_impl PRIVATE -march=native)
@@ -124,7 +129,9 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
 
     set(test_target test_${target})
     add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/test_${lesson}.cpp)
-    target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace})
+    target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace}
+                               GS_LESSON_PROGRAM="$<TARGET_FILE:${target}>")
+    add_dependencies(${test_target} ${target})
     # A suite may include the lesson's own headers and, to test it alone, the learner's file.
     target_include_directories(${test_target} PRIVATE ${learner_dir} ${body_dir})
     target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
@@ -223,6 +230,16 @@ function(gs_add_lesson)
   else()
     message(FATAL_ERROR "gs_add_lesson: KIND must be cpu, cuda, thrust or hybrid (got '${ARG_KIND}')")
   endif()
+endfunction()
+
+# A lesson this build cannot make (a missing package): recorded with the reason, so that the
+# configure summary, lessons.tsv and the scripts say why.
+#   gs_skip_lesson(NUMBER 08 TOPIC multi_gpu LEARNER halo_exchange.hpp REASON "no MPI ...")
+function(gs_skip_lesson)
+  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;REASON" "LEARNER" ${ARGN})
+  string(REPLACE ";" " " learner "${ARG_LEARNER}")
+  set_property(GLOBAL APPEND PROPERTY GS_LESSONS_SKIPPED
+               "${ARG_NUMBER}|${ARG_TOPIC}|${ARG_REASON}|${learner}")
 endfunction()
 
 # Every lesson folder lessons/NN_topic/ with a CMakeLists.txt, in the course's order.

@@ -11,7 +11,9 @@ if(NOT no_gpu EQUAL 0)
   message("GS_TEST_SKIPPED: no GPU answers nvidia-smi -L; compute-sanitizer needs one")
   return()
 endif()
-execute_process(COMMAND "${SANITIZER}" --tool ${TOOL} --error-exitcode 9 "${TEST_PROGRAM}"
+# --target-processes all: a suite that starts programs (lesson 08's mpirun) has them checked too.
+execute_process(COMMAND "${SANITIZER}" --tool ${TOOL} --error-exitcode 9 --target-processes all
+                        "${TEST_PROGRAM}"
                         "--gtest_filter=${FILTER}" --gtest_brief=1 --gtest_color=no
                 RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
 string(REGEX MATCH "(ERROR|RACECHECK) SUMMARY[^\n]*" summary "${output}")
