@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -195,7 +196,9 @@ class CpuBatch final : public BatchStepper {
   void load(const BatchState& state, const BatchRates& rates) override {
     check_batch(state, rates);
     current_ = state;
-    next_ = BatchState(state.members, state.rows, state.cols);
+    // NaN until written: a cell a step forgets shows up in the tests instead of an old value.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    next_ = BatchState(state.members, state.rows, state.cols, nan, nan);
     rates_ = rates;
   }
 
@@ -482,6 +485,9 @@ class GpuBatch final : public BatchStepper {
     if (plan_.path == GpuPath::streaming) {
       u_next_ = gs::device_floats(count);
       v_next_ = gs::device_floats(count);
+      // All bits set is a NaN: a cell the kernel forgets shows up in the tests.
+      GS_CUDA_CHECK(cudaMemset(u_next_.get(), 0xFF, count * sizeof(float)));
+      GS_CUDA_CHECK(cudaMemset(v_next_.get(), 0xFF, count * sizeof(float)));
     } else {
       u_next_.reset();
       v_next_.reset();
