@@ -712,6 +712,10 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       "first implementation for the device (l06-temporal on a GPU).",
       name};
   add_common_flags(app, c);
+  // 0 stands for the device's default until the device is known.
+  app.get_option("--nbrow")->default_str("128 GPU, 64 CPU");
+  app.get_option("--nbcol")->default_str("128 GPU, 64 CPU");
+  app.get_option("--steps")->default_str("10000 GPU, 2000 CPU");
   app.add_option("--members", members, "members of the batch (default: 1024 GPU, 64 CPU)");
   app.add_option("--impl", implementation,
                  "single-grid implementation for the comparisons (default: the registry's first "
