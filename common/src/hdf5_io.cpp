@@ -330,3 +330,306 @@ std::vector<float> FrameReader::read_frame(int index) const {
 }
 
 }  // namespace gs
+
+// ---------------------------------------------------------------------------------------------
+// Files of named datasets (lesson 09's parameter sweep): DatasetWriter and DatasetReader. Their
+// helpers have names of their own, so that this part does not depend on the helpers above.
+// ---------------------------------------------------------------------------------------------
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gs {
+namespace {
+
+std::string dataset_file_errno_text() {
+  return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
+}
+
+// As for the frame files: HDF5's error stack is not printed (we report one message), and HDF5
+// does not close files at exit (we close every file ourselves).
+void dataset_file_quiet_hdf5() {
+  static const bool prepared = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)prepared;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+void dataset_file_attribute(hid_t object, const std::string& name, hid_t file_type,
+                            hid_t memory_type, const void* value) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute =
+      H5Acreate2(object, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+  const bool ok = attribute >= 0 && H5Awrite(attribute, memory_type, value) >= 0;
+  if (attribute >= 0) H5Aclose(attribute);
+  H5Sclose(space);
+  if (!ok) throw OutputError("cannot write HDF5 attribute '" + name + "'");
+}
+
+void dataset_file_text_attribute(hid_t object, const std::string& name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.empty() ? 1 : value.size());
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
+  try {
+    dataset_file_attribute(object, name, type, type, value.empty() ? "" : value.c_str());
+  } catch (...) {
+    H5Tclose(type);
+    throw;
+  }
+  H5Tclose(type);
+}
+
+std::string dataset_file_read_text(hid_t object, const std::string& name) {
+  const hid_t attribute = H5Aopen(object, name.c_str(), H5P_DEFAULT);
+  if (attribute < 0) throw OutputError("no attribute '" + name + "'");
+  const hid_t type = H5Aget_type(attribute);
+  std::string value(H5Tget_size(type), '\0');
+  const hid_t memory_type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(memory_type, value.size());
+  H5Tset_strpad(memory_type, H5T_STR_NULLPAD);
+  const bool ok =
+      H5Tget_class(type) == H5T_STRING && H5Aread(attribute, memory_type, value.data()) >= 0;
+  H5Tclose(memory_type);
+  H5Tclose(type);
+  H5Aclose(attribute);
+  if (!ok) throw OutputError("attribute '" + name + "' is not a string");
+  value.erase(value.find_last_not_of('\0') + 1);
+  return value;
+}
+
+void dataset_file_fsync(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  errno = 0;
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::string reason = dataset_file_errno_text();
+    if (fd >= 0) ::close(fd);
+    if (directory) return;  // the file itself is flushed; nothing more can be done
+    throw OutputError("flushing '" + path + "' to the disk failed" + reason);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+DatasetWriter::DatasetWriter(const std::string& path)
+    : path_(path), temporary_path_(path + ".partial-" + std::to_string(::getpid())) {
+  dataset_file_quiet_hdf5();
+  errno = 0;
+  file_ = H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file_ < 0) {
+    throw OutputError("cannot create '" + temporary_path_ + "'" + dataset_file_errno_text());
+  }
+}
+
+DatasetWriter::~DatasetWriter() {
+  if (committed_) return;
+  close_file();
+  std::remove(temporary_path_.c_str());
+}
+
+void DatasetWriter::close_file() noexcept {
+  if (file_ >= 0) H5Fclose(file_);
+  file_ = -1;
+}
+
+void DatasetWriter::write(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const float* values, const std::string& description) {
+  write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(float), values, description);
+}
+
+void DatasetWriter::write(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const std::int32_t* values, const std::string& description) {
+  write_dataset(name, shape, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(std::int32_t), values,
+                description);
+}
+
+void DatasetWriter::write_dataset(const std::string& name, const std::vector<std::int64_t>& shape,
+                                  std::int64_t file_type, std::int64_t memory_type,
+                                  std::size_t value_size, const void* values,
+                                  const std::string& description) {
+  if (file_ < 0) throw OutputError("'" + temporary_path_ + "' is closed");
+  if (shape.empty()) throw OutputError("dataset '" + name + "' needs at least one dimension");
+  std::vector<hsize_t> dims;
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) {
+    if (extent < 1) throw OutputError("dataset '" + name + "' has an empty dimension");
+    dims.push_back(static_cast<hsize_t>(extent));
+    count *= extent;
+  }
+  const std::int64_t chunk_bytes = count / shape[0] * static_cast<std::int64_t>(value_size);
+  if (shape.size() >= 2 && chunk_bytes >= (std::int64_t{1} << 32)) {
+    throw OutputError("a chunk of dataset '" + name + "' would exceed HDF5's 4 GB chunk limit");
+  }
+  const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  if (shape.size() >= 2) {
+    std::vector<hsize_t> chunk = dims;
+    chunk[0] = 1;
+    H5Pset_chunk(properties, static_cast<int>(chunk.size()), chunk.data());
+    // Every chunk is written once: filling it with zeros first would write it twice.
+    H5Pset_fill_time(properties, H5D_FILL_TIME_NEVER);
+  }
+  const hid_t dataset =
+      H5Dcreate2(file_, name.c_str(), file_type, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+  H5Pclose(properties);
+  H5Sclose(space);
+  if (dataset < 0) {
+    throw OutputError("cannot create dataset '" + name + "' in '" + temporary_path_ + "'");
+  }
+  errno = 0;
+  bool ok = H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0;
+  const std::string reason = dataset_file_errno_text();
+  if (ok && !description.empty()) {
+    try {
+      dataset_file_text_attribute(dataset, "description", description);
+    } catch (const OutputError&) {
+      ok = false;
+    }
+  }
+  H5Dclose(dataset);
+  if (!ok) {
+    throw OutputError("writing dataset '" + name + "' to '" + temporary_path_ + "' failed" +
+                      reason + "; is the disk full?");
+  }
+  bytes_written_ += count * static_cast<std::int64_t>(value_size);
+}
+
+void DatasetWriter::set_number(const std::string& name, double value) {
+  dataset_file_attribute(file_, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void DatasetWriter::set_integer(const std::string& name, std::int64_t value) {
+  dataset_file_attribute(file_, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+void DatasetWriter::set_text(const std::string& name, const std::string& value) {
+  dataset_file_text_attribute(file_, name, value);
+}
+
+void DatasetWriter::commit(bool flush_to_disk) {
+  if (committed_) return;
+  errno = 0;
+  const bool closed = H5Fclose(file_) >= 0;
+  file_ = -1;
+  if (!closed) {
+    throw OutputError("closing '" + temporary_path_ + "' failed" + dataset_file_errno_text() +
+                      "; is the disk full?");
+  }
+  // The data reaches the disk before the final name points at it (see FrameWriter::commit).
+  if (flush_to_disk) dataset_file_fsync(temporary_path_, false);
+  std::error_code error;
+  std::filesystem::rename(temporary_path_, path_, error);
+  if (error) {
+    throw OutputError("cannot rename '" + temporary_path_ + "' to '" + path_ +
+                      "': " + error.message());
+  }
+  if (flush_to_disk) {
+    const std::filesystem::path target(path_);
+    dataset_file_fsync(target.has_parent_path() ? target.parent_path().string() : ".", true);
+  }
+  committed_ = true;
+}
+
+DatasetReader::DatasetReader(const std::string& path) : path_(path) {
+  dataset_file_quiet_hdf5();
+  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0) throw OutputError("cannot open '" + path + "' as an HDF5 file");
+}
+
+DatasetReader::~DatasetReader() {
+  H5Fclose(file_);
+}
+
+bool DatasetReader::has_dataset(const std::string& name) const {
+  return H5Lexists(file_, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+std::vector<std::int64_t> DatasetReader::shape(const std::string& name) const {
+  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
+  const hid_t space = H5Dget_space(dataset);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(rank > 0 ? static_cast<std::size_t>(rank) : 0);
+  if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  H5Sclose(space);
+  H5Dclose(dataset);
+  return std::vector<std::int64_t>(dims.begin(), dims.end());
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> dataset_file_read_all(hid_t file, const std::string& path, const std::string& name,
+                                     hid_t memory_type, std::int64_t count) {
+  std::vector<T> values(static_cast<std::size_t>(count));
+  const hid_t dataset = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path + "' has no dataset '" + name + "'");
+  const bool ok = H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
+  H5Dclose(dataset);
+  if (!ok) throw OutputError("cannot read dataset '" + name + "' of '" + path + "'");
+  return values;
+}
+
+std::int64_t dataset_file_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) count *= extent;
+  return count;
+}
+
+}  // namespace
+
+std::vector<float> DatasetReader::read_floats(const std::string& name) const {
+  return dataset_file_read_all<float>(file_, path_, name, H5T_NATIVE_FLOAT,
+                                      dataset_file_count(shape(name)));
+}
+
+std::vector<std::int32_t> DatasetReader::read_ints(const std::string& name) const {
+  return dataset_file_read_all<std::int32_t>(file_, path_, name, H5T_NATIVE_INT32,
+                                             dataset_file_count(shape(name)));
+}
+
+std::string DatasetReader::description(const std::string& name) const {
+  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
+  std::string text;
+  if (H5Aexists(dataset, "description") > 0) {
+    try {
+      text = dataset_file_read_text(dataset, "description");
+    } catch (...) {
+      H5Dclose(dataset);
+      throw;
+    }
+  }
+  H5Dclose(dataset);
+  return text;
+}
+
+double DatasetReader::number(const std::string& name) const {
+  const hid_t attribute = H5Aopen(file_, name.c_str(), H5P_DEFAULT);
+  if (attribute < 0) throw OutputError("'" + path_ + "' has no attribute '" + name + "'");
+  double value = 0.0;
+  const hid_t type = H5Aget_type(attribute);
+  const H5T_class_t type_class = H5Tget_class(type);
+  const bool ok = (type_class == H5T_FLOAT || type_class == H5T_INTEGER) &&
+                  H5Aread(attribute, H5T_NATIVE_DOUBLE, &value) >= 0;
+  H5Tclose(type);
+  H5Aclose(attribute);
+  if (!ok) throw OutputError("attribute '" + name + "' of '" + path_ + "' is not a number");
+  return value;
+}
+
+std::string DatasetReader::text(const std::string& name) const {
+  return dataset_file_read_text(file_, name);
+}
+
+}  // namespace gs
