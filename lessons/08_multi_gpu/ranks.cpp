@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -556,6 +557,7 @@ struct Options {
   std::string mode;  // "", "benchmark", "exchange-check"
   bool weak = false;
   std::string implementation_name;
+  std::string csv;  // benchmark: append the result as CSV rows
 };
 
 // Every rank parses the same command line; only rank 0 prints what is wrong.
@@ -595,6 +597,7 @@ int parse(int argc, char** argv, const char* name, int rank, Options& options,
       ->capture_default_str();
   app.add_flag("--weak", options.weak,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
+  app.add_option("--csv", options.csv, "benchmark: also append the result to this CSV file");
   if (loop.add_flags) loop.add_flags(app);
   try {
     app.parse(argc, argv);
@@ -676,6 +679,79 @@ int exchange_check(const gs::Implementation& implementation, const Options& opti
   return all_wrong == 0 ? gs::kExitSuccess : gs::kExitFailure;
 }
 
+// Times whole frames of `stepper` from `start` the way gs_benchmark does: one warm-up frame, the
+// state loaded again, then every frame advanced and waited for. Seconds for `frames` frames.
+double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Params& params) {
+  stepper.load(start, params.rates);
+  stepper.advance(params.steps_per_frame);
+  stepper.synchronize();
+  stepper.load(start, params.rates);
+  stepper.synchronize();
+  gs::Stopwatch clock;
+  for (int frame = 0; frame < params.frames; ++frame) {
+    stepper.advance(params.steps_per_frame);
+    stepper.synchronize();
+  }
+  return clock.seconds();
+}
+
+// benchmark: the same frames on one rank's device alone and on all ranks; strong scaling (the
+// grid is shared: efficiency = T1 / (P * TP)) or weak (each rank gets the grid given:
+// efficiency = T1 / TP). Compute only; rank 0 prints the table.
+int benchmark(const gs::Implementation& implementation, const Options& options, int rank, int size,
+              Transport transport) {
+  gs::Params one = options.program.params;  // what the single device computes
+  gs::Params all = one;                     // what the ranks compute together
+  if (options.weak) all.rows = one.rows * size;
+  const std::string too_fine = decomposition_problem(all.rows, size, options.halo);
+  if (!too_fine.empty()) {
+    if (rank == 0) std::cerr << "benchmark: error: " << too_fine << "\n";
+    return gs::kExitUsage;
+  }
+  double single = 0.0;
+  if (rank == 0) {
+    std::cerr << "  one device: " << one.rows << " x " << one.cols << " ..." << std::flush;
+    auto stepper = implementation.create();
+    single = time_frames(*stepper, gs::initial_state(one.rows, one.cols), one);
+    std::cerr << " " << std::fixed << std::setprecision(3) << single << " s\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const Decomposition decomposition(all.rows, all.cols, size, options.halo);
+  RankSlab slab(implementation, decomposition.plan(rank), transport);
+  Follower follower(slab, decomposition, rank);
+  double together = 0.0;
+  if (rank == 0) {
+    std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << " ..."
+              << std::flush;
+    DistributedStepper stepper(follower);
+    together = time_frames(stepper, gs::initial_state(all.rows, all.cols), all);
+    std::cerr << " " << together << " s\n";
+  } else {
+    follower.run();
+  }
+  if (rank != 0) return gs::kExitSuccess;
+  const double efficiency = options.weak ? single / together : single / (size * together);
+  const char* kind = options.weak ? "weak" : "strong";
+  std::cout << "| " << implementation.name << " | " << kind << " | " << size << " | " << all.rows
+            << " x " << all.cols << " | " << options.halo << " | " << name_of(transport) << " | "
+            << std::fixed << std::setprecision(4) << single << " | " << together << " | "
+            << std::setprecision(1) << 100.0 * efficiency << " % |\n";
+  if (!options.csv.empty()) {
+    std::ofstream file(options.csv, std::ios::app);
+    file << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
+         << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
+         << (transport == Transport::nccl     ? "nccl"
+             : transport == Transport::staged ? "staged"
+                                              : "host")
+         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
+    if (!file) {
+      std::cerr << "benchmark: error: cannot write '" << options.csv << "'\n";
+      return gs::kExitFailure;
+    }
+  }
+  return gs::kExitSuccess;
+}
+
 }  // namespace
 
 namespace GS_LESSON_NAMESPACE {
@@ -734,6 +810,19 @@ int program(int argc, char** argv, const char* name) {
 
   if (options.mode == "exchange-check") {
     return agree(exchange_check(*chosen, options, rank, size));
+  }
+  if (options.mode == "benchmark") {
+    if (rank == 0) {
+      std::cout << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
+                   "all ranks s | efficiency |\n|---|---|---:|---|---:|---|---:|---:|---:|\n";
+    }
+    try {
+      return agree(benchmark(*chosen, options, rank, size, transport));
+    } catch (const std::exception& error) {
+      std::cerr << name << ": rank " << rank << ": error: " << error.what() << "\n";
+      MPI_Abort(MPI_COMM_WORLD, gs::kExitFailure);
+      return gs::kExitFailure;
+    }
   }
 
   const Decomposition decomposition(params.rows, params.cols, size, options.halo);
