@@ -151,8 +151,9 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
   set_tests_properties(${lesson}${suffix}.exercise_fails PROPERTIES
     LABELS "selftest;${lesson};${labels}" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
 
-  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists.
-  if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels)
+  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists; a lesson
+  # that passes SANITIZER_FILTER NONE adds its own (gs_add_sanitizer_tests).
+  if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels AND NOT sanitizer_filter STREQUAL "NONE")
     foreach(tool memcheck racecheck synccheck)
       add_test(NAME ${lesson}${suffix}.sanitizer.${tool}
                COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
@@ -230,6 +231,24 @@ function(gs_add_lesson)
   else()
     message(FATAL_ERROR "gs_add_lesson: KIND must be cpu, cuda, thrust or hybrid (got '${ARG_KIND}')")
   endif()
+endfunction()
+
+# compute-sanitizer's three tools on a program run with ARGS (instead of a test suite), as CTest
+# tests NAME.sanitizer.<tool> labelled sanitizer, gpu and LESSON; nothing without the tool.
+#   gs_add_sanitizer_tests(NAME lesson08 LESSON lesson08 PROGRAM lesson08_solution ARGS -r 67 ...)
+function(gs_add_sanitizer_tests)
+  cmake_parse_arguments(ARG "" "NAME;LESSON;PROGRAM" "ARGS" ${ARGN})
+  if(NOT GS_COMPUTE_SANITIZER OR NOT TARGET ${ARG_PROGRAM})
+    return()
+  endif()
+  foreach(tool memcheck racecheck synccheck)
+    add_test(NAME ${ARG_NAME}.sanitizer.${tool}
+             COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
+                     -DTEST_PROGRAM=$<TARGET_FILE:${ARG_PROGRAM}> "-DARGS=${ARG_ARGS}"
+                     -P ${GS_SANITIZE_SCRIPT})
+    set_tests_properties(${ARG_NAME}.sanitizer.${tool} PROPERTIES
+      LABELS "sanitizer;${ARG_LESSON};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
+  endforeach()
 endfunction()
 
 # A lesson this build cannot make (a missing package): recorded with the reason, so that the
