@@ -2,9 +2,14 @@
 
 The CSV schema is the one benchmarks/peers/run.sh writes and the course's C++ rows share: one
 row per implementation and run (CSV_COLUMNS below). Each chart is a subcommand, a function that
-draws it from those rows; today there is one:
+draws it from those rows:
 
     python3 tools/charts.py ladder docs/data/*.csv -o docs/figures/ladder.svg [-o ladder.png]
+    python3 tools/charts.py timeline BEFORE.csv [AFTER.csv] --frames 12 -o timeline.svg
+
+The timeline reads the other kind of file in docs/data/: what `gray_scott --timeline FILE`
+writes (TIMELINE_COLUMNS: when each frame was computed, copied, written, and when the computing
+thread waited for a free slot); the ladder skips such files.
 
 The figures sit on an opaque white card with rounded corners and dark text, so they read the
 same on GitHub's light and dark themes, and they are deterministic (fixed SVG ids, no date in
@@ -40,6 +45,7 @@ CSV_COLUMNS = (
     "date",
     "commit",
 )
+TIMELINE_COLUMNS = ("lane", "frame", "start_s", "end_s")
 OFFICIAL_CELL_UPDATES = 1080 * 1920 * 32_000  # the official run: 1000 frames x 32 steps
 
 INK = "#1f2328"  # GitHub's light-theme text colour, on the white card in both themes
@@ -52,6 +58,15 @@ COLOURS = {  # (group, device): the course's rungs in blues, the Python peers in
     ("peer", "cpu"): "#fdae6b",
     ("peer", "gpu"): "#d94801",
 }
+LANES = (  # the timeline's lanes, top to bottom, in the colours of docs/figures/async-pipeline.svg
+    # (lane in the CSV, its name on the chart, colour of even frames, colour of odd frames): two
+    # shades, so that frames that follow each other without a gap stay apart.
+    ("compute", "compute", "#2f7d32", "#66a86a"),  # a frame's steps (GPU: and its snapshot)
+    ("copy", "copy", "#c62828", "#e57373"),  # the frame into its host slot (GPU: across PCIe)
+    ("write", "write", "#6f42c1", "#9d7fdb"),  # the HDF5 write of the frame
+    ("wait", "wait for a slot", "#8c959f", "#b8bec5"),  # the computing thread: the ring is full
+)
+MIN_BAR = 0.0015  # a bar shorter than this share of the time axis is drawn this wide, to show
 LEGEND = {
     ("course", "cpu"): "course, CPU",
     ("course", "gpu"): "course, GPU",
@@ -66,6 +81,11 @@ def read_rows(paths: list[str]) -> list[dict]:
     for path in paths:
         with open(path, newline="", encoding="utf-8") as file:
             reader = csv.DictReader(file)
+            if tuple(reader.fieldnames or ()) == TIMELINE_COLUMNS:
+                print(
+                    f"charts.py: skipped {path}: a timeline, not a table of runs", file=sys.stderr
+                )
+                continue
             missing = set(CSV_COLUMNS) - set(reader.fieldnames or ())
             if missing:
                 sys.exit(f"charts.py: {path}: missing column(s) {', '.join(sorted(missing))}")
@@ -234,7 +254,145 @@ def add_ladder(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(draw=draw_ladder)
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_ladder]
+def read_timeline(path: str, frames: int) -> list[tuple[str, int, float, float]]:
+    """The intervals (lane, frame, start, end) of frames 0 .. frames - 1 of a --timeline file."""
+    if not Path(path).is_file():
+        sys.exit(f"charts.py: {path}: no such file")
+    with open(path, newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        if tuple(reader.fieldnames or ()) != TIMELINE_COLUMNS:
+            sys.exit(f"charts.py: {path}: not a timeline (columns {', '.join(TIMELINE_COLUMNS)})")
+        known = {lane for lane, *_ in LANES}
+        intervals = []
+        for row in reader:
+            if row["lane"] not in known:
+                sys.exit(f"charts.py: {path}: unknown lane '{row['lane']}'")
+            frame = int(row["frame"])
+            if frame < frames:
+                intervals.append((row["lane"], frame, float(row["start_s"]), float(row["end_s"])))
+    if not intervals:
+        sys.exit(f"charts.py: {path}: no interval of the first {frames} frame(s)")
+    return intervals
+
+
+def time_unit(seconds: float) -> tuple[float, str]:
+    """The scale and name of the unit that shows a time axis of this length in readable numbers."""
+    return (1e3, "ms") if seconds < 2.0 else (1.0, "s")
+
+
+def draw_timeline(args: argparse.Namespace) -> None:
+    """Lanes compute, copy, write and wait against time for the first frames of each run.
+
+    One panel per file, stacked, on the same time axis, so that "before" and "after" compare by
+    length. A bar shorter than MIN_BAR of the axis is drawn that wide: a 0.15 ms copy next to a
+    2 ms write must still show.
+    """
+    if not 1 <= len(args.csv) <= 2:
+        sys.exit("charts.py: timeline: give one or two --timeline files (before, after)")
+    if args.frames < 1:
+        sys.exit("charts.py: timeline: --frames must be at least 1")
+    labels = args.label or []
+    if len(labels) > len(args.csv):
+        sys.exit("charts.py: timeline: more --label than files")
+    labels += [Path(path).stem for path in args.csv[len(labels) :]]
+    runs = [read_timeline(path, args.frames) for path in args.csv]
+    span = max(end for run in runs for _, _, _, end in run)
+    scale, unit = time_unit(span)
+
+    panel_height = 0.32 * len(LANES) + 0.55  # inches: the lanes, the panel's title and ticks
+    height = 1.0 + panel_height * len(runs) + 0.45
+    figure = card_figure(9.0, height)
+    lane_rows = {lane: len(LANES) - 1 - index for index, (lane, *_) in enumerate(LANES)}
+    for index, (run, label) in enumerate(zip(runs, labels)):
+        top = 1 - (1.05 + index * panel_height + 0.25) / height
+        bottom = top - (panel_height - 0.55) / height
+        axes = figure.add_axes((0.16, bottom, 0.8, top - bottom))
+        for lane, _, even, odd in LANES:
+            intervals = [(frame, start, end) for name, frame, start, end in run if name == lane]
+            axes.broken_barh(
+                [
+                    (start * scale, max(end - start, MIN_BAR * span) * scale)
+                    for _, start, end in intervals
+                ],
+                (lane_rows[lane] - 0.38, 0.76),
+                facecolors=[odd if frame % 2 else even for frame, _, _ in intervals],
+                linewidth=0,
+            )
+        # Each write is numbered with its frame where the bar is wide enough for the digits.
+        for name, frame, start, end in run:
+            if name == "write" and (end - start) / span > 0.012 * len(str(frame)):
+                axes.text(
+                    (start + end) / 2 * scale,
+                    lane_rows["write"],
+                    str(frame),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white",
+                )
+        finished = max(end for _, _, _, end in run)
+        shown = len({frame for _, frame, _, _ in run})
+        axes.set_title(
+            f"{label} — {shown} frames done at {finished * scale:.3g} {unit}",
+            loc="left",
+            fontsize=9.5,
+            color=INK,
+            pad=4,
+        )
+        axes.set_yticks([lane_rows[lane] for lane, *_ in LANES], [name for _, name, *_ in LANES])
+        axes.set_ylim(-0.6, len(LANES) - 0.4)
+        axes.set_xlim(0, span * scale * 1.01)
+        axes.tick_params(colors=MUTED, labelsize=8.5)
+        axes.tick_params(axis="y", length=0, labelcolor=INK)
+        axes.grid(axis="x", color=GRID, linewidth=0.8)
+        axes.set_axisbelow(True)
+        axes.set_facecolor("white")
+        for side in ("top", "right", "left"):
+            axes.spines[side].set_visible(False)
+        axes.spines["bottom"].set_color(CARD_EDGE)
+        if index == len(runs) - 1:
+            axes.set_xlabel(f"{unit} since the run's clock started", fontsize=8.5, color=MUTED)
+
+    subtitle = (
+        f"the first {args.frames} frames of each run on one time axis; frames alternate dark and "
+        "light, writes are numbered"
+    )
+    if args.note:
+        subtitle += "\n" + args.note
+    add_header(figure, args.title, subtitle)
+    save(figure, args.output)
+
+
+def add_timeline(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("timeline", help=draw_timeline.__doc__)
+    parser.add_argument(
+        "csv", nargs="+", help="one or two files written by gray_scott --timeline: before, after"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        required=True,
+        help="figure to write, .svg or .png (repeat for both)",
+    )
+    parser.add_argument(
+        "--frames", type=int, default=12, help="how many frames to draw, from frame 0 (12)"
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        help="name of each run, in the order of the files (default: the file's name)",
+    )
+    parser.add_argument(
+        "--title", default="One frame's journey: compute, copy, write", help="the figure's title"
+    )
+    parser.add_argument(
+        "--note", default="", help="a second line under the title: device, date, commit, command"
+    )
+    parser.set_defaults(draw=draw_timeline)
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_ladder, add_timeline]
 
 
 def main(argv: list[str] | None = None) -> int:
