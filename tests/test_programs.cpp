@@ -2,7 +2,6 @@
 // every bad input refused with its message and no file left, a full disk and an interrupted
 // run leaving no file, the renderer and the benchmark.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
@@ -14,50 +13,18 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "process.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using gs::test::expect_no_output_left;
+using gs::test::Outcome;
+using gs::test::run;
 
-// Runs @p command through the shell; its stdout (and stderr, unless @p keep_stderr_apart) is
-// captured.
-Outcome run(const std::string& command, bool keep_stderr_apart = false) {
-  Outcome outcome;
-  std::FILE* pipe =
-      ::popen((command + (keep_stderr_apart ? " 2>/dev/null" : " 2>&1")).c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
-  const int status = ::pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return outcome;
-}
-
-fs::path work_dir() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "gs_program_tests";
-  fs::create_directories(dir);
-  return dir;
-}
-
+// A path named @p name in a fresh, empty directory of its own (nothing there yet).
 std::string fresh(const std::string& name) {
-  const fs::path path = work_dir() / name;
-  fs::remove_all(path);
-  return path.string();
-}
-
-// Nothing named like the output, partial or not, may be left in its directory.
-void expect_no_output_left(const std::string& path) {
-  EXPECT_FALSE(fs::exists(path)) << path;
-  for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path())) {
-    EXPECT_EQ(
-        entry.path().filename().string().rfind(fs::path(path).filename().string() + ".partial", 0),
-        std::string::npos)
-        << "partial file left: " << entry.path();
-  }
+  return gs::test::fresh_directory("programs_" + name) + "/" + name;
 }
 
 const std::string kGrayScott = GS_GRAY_SCOTT;
