@@ -53,7 +53,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   Stopwatch total;
   std::unique_ptr<FrameWriter> writer;
   if (options.write_output) {
-    check_output_path(params.output, params.output_bytes());
+    // Checks the output path and the room before any work (check_output_path()).
     writer = std::make_unique<FrameWriter>(params.output, params, implementation.name);
   }
 
