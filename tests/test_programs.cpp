@@ -1,6 +1,7 @@
 // The programs end to end, as a user runs them: gray_scott's frames against the reference,
 // every bad input refused with its message and no file left, a full disk and an interrupted
-// run leaving no file, the renderer and the benchmark.
+// run leaving no file, and the benchmark's exit codes. What -o may name and the signals are in
+// test_program_output.cpp, the renderer in test_render.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -154,26 +155,6 @@ TEST(GrayScott, GpuImplementationWithoutAGpuIsRefused) {
   EXPECT_EQ(outcome.exit_code, 3) << outcome.output;
   EXPECT_NE(outcome.output.find("needs a GPU"), std::string::npos) << outcome.output;
   expect_no_output_left(path);
-}
-
-TEST(Render, WritesOnePngPerSelectedFrame) {
-  const std::string h5 = fresh("render.h5");
-  ASSERT_EQ(run(kGrayScott + " -r 30 -c 40 -n 6 -e 10 -o " + h5).exit_code, 0);
-  const std::string dir = fresh("render_frames");
-  const Outcome outcome = run(std::string(GS_RENDER) + " " + h5 + " -d " + dir + " --stride 2");
-  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"}) {
-    std::ifstream png(fs::path(dir) / name, std::ios::binary);
-    ASSERT_TRUE(png) << name;
-    char signature[8] = {};
-    png.read(signature, 8);
-    EXPECT_EQ(std::string(signature + 1, 3), "PNG") << name;
-  }
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "frame_00003.png"));
-  const Outcome bad = run(std::string(GS_RENDER) + " " + h5 + " --first 9");
-  EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  const Outcome missing = run(std::string(GS_RENDER) + " " + h5 + ".missing");
-  EXPECT_EQ(missing.exit_code, 1) << missing.output;
 }
 
 TEST(Benchmark, PrintsAMarkdownTable) {
