@@ -165,4 +165,55 @@ TEST(Benchmark, PrintsAMarkdownTable) {
   EXPECT_NE(outcome.output.find("| reference |"), std::string::npos) << outcome.output;
 }
 
+// The name of a GPU implementation in this build, or "" when it has none.
+std::string a_gpu_implementation() {
+  const Outcome list = run(kGrayScott + " --list");
+  const std::size_t gpu = list.output.find(" [gpu] ");
+  if (gpu == std::string::npos) return "";
+  const std::size_t line_start = list.output.rfind('\n', gpu) + 1;
+  return list.output.substr(line_start + 4, gpu - line_start - 4);
+}
+
+TEST(Benchmark, AGpuImplementationWithoutAGpuExits3) {
+  if (gs::gpu_status().available) GTEST_SKIP() << "a GPU is present";
+  const std::string gpu = a_gpu_implementation();
+  if (gpu.empty()) GTEST_SKIP() << "this build has no GPU implementation (configured without CUDA)";
+  const std::string benchmark = std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1";
+  const Outcome alone = run(benchmark + " --impl " + gpu);
+  EXPECT_EQ(alone.exit_code, 3) << alone.output;
+  EXPECT_NE(alone.output.find("needs a GPU"), std::string::npos) << alone.output;
+  // Named beside a CPU one: the table of the CPU one is printed, and the missing row is an error.
+  const Outcome mixed = run(benchmark + " --impl reference," + gpu);
+  EXPECT_EQ(mixed.exit_code, 3) << mixed.output;
+  EXPECT_NE(mixed.output.find("| reference |"), std::string::npos) << mixed.output;
+  EXPECT_NE(mixed.output.find("missing from the table"), std::string::npos) << mixed.output;
+}
+
+TEST(Benchmark, NothingLeftToMeasureIsAnError) {
+  const Outcome outcome =
+      run(std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference --skip reference");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("nothing to measure"), std::string::npos) << outcome.output;
+}
+
+TEST(Benchmark, AMarkdownOrCsvFileThatCannotBeWrittenFails) {
+  const std::string dir = fresh("benchmark_files");
+  fs::create_directories(dir);
+  const std::string benchmark =
+      std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference";
+  const Outcome missing_dir = run(benchmark + " --markdown " + dir + "/no/such/dir/table.md");
+  EXPECT_EQ(missing_dir.exit_code, 1) << missing_dir.output;
+  EXPECT_NE(missing_dir.output.find("table.md"), std::string::npos) << missing_dir.output;
+  // Files under a size limit of 0 blocks: opened fine, every write fails (EFBIG), as on a full
+  // disk. SIGXFSZ is ignored so that the write fails instead of killing the program.
+  for (const std::string flag : {"--markdown", "--csv"}) {
+    const Outcome full = run("sh -c 'trap \"\" XFSZ; ulimit -f 0; exec " + benchmark + " " + flag +
+                             " " + dir + "/out'");
+    EXPECT_EQ(full.exit_code, 1) << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("cannot write"), std::string::npos) << flag << ": " << full.output;
+  }
+  const Outcome fine = run(benchmark + " --markdown " + dir + "/table.md --csv " + dir + "/t.csv");
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
 }  // namespace

@@ -274,6 +274,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;
   }
+  // A row that --impl asked for by name is missing: the promised table is incomplete.
+  if (refused_for_gpu > 0 && !wanted.empty() && status == kExitSuccess) {
+    std::cerr << program_name << ": error: " << refused_for_gpu
+              << " implementation(s) named by --impl need a GPU and are missing from the table\n";
+    status = kExitNoGpu;
+  }
   for (const Row& row : rows) {
     if (!row.finite) {
       std::cerr << program_name << ": error: " << row.implementation->name

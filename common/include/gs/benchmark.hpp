@@ -15,8 +15,11 @@ namespace gs {
 /// @brief The whole benchmark program: parses @p argc / @p argv (grid flags, `--impl`, `--skip`,
 ///        `--baseline`, `--max-seconds`, `--markdown FILE`, `--csv FILE`), measures the chosen
 ///        ones of @p implementations, prints the table. Never throws; returns an ExitCode:
-///        kExitNoGpu when every chosen implementation needs a GPU and none is usable, kExitFailure
-///        when one failed, produced a non-finite state or an output could not be written.
+///        kExitUsage for bad flags or when nothing is left to measure; kExitNoGpu when every
+///        chosen implementation needs a GPU and none is usable, or when one named by `--impl`
+///        does (the table of the others is printed first); kExitFailure when one failed,
+///        produced a non-finite state, or the table, `--markdown` or `--csv` could not be
+///        written.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations what may be measured, fastest first (the table shows them in the
