@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -169,6 +170,9 @@ int render(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options options;
   CLI::App app{
       "Renders frames of a Gray-Scott output file as pictures of v (inferno colormap): "

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -111,6 +112,9 @@ void append_csv(const std::string& path, const std::vector<Row>& rows, const Par
 
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
                   const std::string& program_name, const std::string& commit) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   Params params;
   std::string only;
   std::string skip;

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -198,6 +199,9 @@ int finish_stdout(const std::string& program_name, int code) {
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
                 const FrameLoop& loop) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   ProgramOptions options;
   CLI::App app{description, program_name};
   add_program_flags(app, options);

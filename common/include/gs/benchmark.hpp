@@ -19,7 +19,7 @@ namespace gs {
 ///        chosen implementation needs a GPU and none is usable, or when one named by `--impl`
 ///        does (the table of the others is printed first); kExitFailure when one failed,
 ///        produced a non-finite state, or the table, `--markdown` or `--csv` could not be
-///        written.
+///        written. Ignores SIGXFSZ, as run_program() does.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations what may be measured, fastest first (the table shows them in the
