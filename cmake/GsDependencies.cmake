@@ -8,6 +8,7 @@ find_package(GTest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
+find_package(GIF REQUIRED)  # gs_render's animated GIF (giflib: libgif-dev)
 find_package(Threads REQUIRED)
 find_package(Doxygen QUIET)
 

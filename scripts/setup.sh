@@ -22,7 +22,7 @@ done
 say() { [ "$quiet" = 1 ] || echo "setup.sh: $*"; }
 
 packages=(g++ cmake ninja-build pkg-config git libhdf5-dev hdf5-tools libgtest-dev libcli11-dev
-          libpng-dev doxygen clang-format libopenmpi-dev openmpi-bin)
+          libpng-dev libgif-dev doxygen clang-format libopenmpi-dev openmpi-bin)
 # Without the CUDA toolkit, lesson 03 builds against Debian's Thrust headers (OpenMP backend).
 # (An nvcc that does not run, e.g. a wrapper left behind by a removed toolkit, counts as none.)
 if ! nvcc --version >/dev/null 2>&1 && ! /usr/local/cuda/bin/nvcc --version >/dev/null 2>&1; then

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -263,6 +264,9 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
                   const std::string& program_name, const std::string& commit,
                   const FrameLoop& loop) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   Params params;
   std::string only;
   std::string skip;
@@ -436,6 +440,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
   if (!std::cout) {
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;
+  }
+  // A row that --impl asked for by name is missing: the promised table is incomplete.
+  if (refused_for_gpu > 0 && !wanted.empty() && status == kExitSuccess) {
+    std::cerr << program_name << ": error: " << refused_for_gpu
+              << " implementation(s) named by --impl need a GPU and are missing from the table\n";
+    status = kExitNoGpu;
   }
   for (const Row& row : rows) {
     if (!row.finite) {

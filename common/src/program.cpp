@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -53,7 +54,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   Stopwatch total;
   std::unique_ptr<FrameWriter> writer;
   if (options.write_output) {
-    check_output_path(params.output, params.output_bytes());
+    // Checks the output path and the room before any work (check_output_path()).
     writer = std::make_unique<FrameWriter>(params.output, params, implementation.name);
   }
 
@@ -202,6 +203,9 @@ int finish_stdout(const std::string& program_name, int code) {
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
                 const FrameLoop& loop) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   ProgramOptions options;
   CLI::App app{description, program_name};
   add_program_flags(app, options);

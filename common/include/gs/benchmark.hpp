@@ -19,9 +19,11 @@ namespace gs {
 ///        only by default; with `--end-to-end DIR` each runs the whole program through @p loop
 ///        with its output in DIR, beside a raw write of the same bytes to the same directory
 ///        before and after it (the disk's own speed), and the table gives the ratio. Never
-///        throws; returns an ExitCode:
-///        kExitNoGpu when every chosen implementation needs a GPU and none is usable, kExitFailure
-///        when one failed, produced a non-finite state or an output could not be written.
+///        throws; returns an ExitCode: kExitUsage for bad flags or when nothing is left to
+///        measure; kExitNoGpu when every chosen implementation needs a GPU and none is usable,
+///        or when one named by `--impl` does (the table of the others is printed first);
+///        kExitFailure when one failed, produced a non-finite state, or the table, `--markdown`
+///        or `--csv` could not be written. Ignores SIGXFSZ, as run_program() does.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations what may be measured, fastest first (the table shows them in the

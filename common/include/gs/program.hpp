@@ -80,7 +80,8 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
 
 /// @brief The whole program: parses @p argc / @p argv, picks an implementation from
 ///        @p implementations (the first usable one unless `--impl` names one), runs it with
-///        @p loop and reports. Never throws; returns an ExitCode.
+///        @p loop and reports. Never throws; returns an ExitCode. Ignores SIGXFSZ, so that a
+///        file-size limit (`ulimit -f`) is a failed write it reports, like a full disk.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations the choices, fastest first; `--list` prints them.
