@@ -19,25 +19,13 @@
 #include <cstring>
 #include <utility>
 
+#include "gs/colormap.hpp"
 #include "gs/interrupt.hpp"
 
 extern char** environ;
 
 namespace gs::render {
 namespace {
-
-// Matplotlib's "inferno" colormap (N. Smith and S. van der Walt, CC0), sampled at ten evenly
-// spaced points; linear interpolation between them is within a few levels of the full table.
-constexpr std::array<std::array<int, 3>, 10> kInferno = {{{0x00, 0x00, 0x04},
-                                                          {0x1B, 0x0C, 0x42},
-                                                          {0x4B, 0x0C, 0x6B},
-                                                          {0x78, 0x1C, 0x6D},
-                                                          {0xA5, 0x2C, 0x60},
-                                                          {0xCF, 0x44, 0x46},
-                                                          {0xED, 0x69, 0x25},
-                                                          {0xFB, 0x9A, 0x06},
-                                                          {0xF7, 0xD0, 0x3C},
-                                                          {0xFC, 0xFF, 0xA4}}};
 
 std::string reason_of(int error_number) {
   return error_number != 0 ? std::string(" (") + std::strerror(error_number) + ")" : std::string();
@@ -161,16 +149,7 @@ bool encode_png(png_structp png, png_infop info, int rows, int cols, const float
 }  // namespace
 
 std::array<unsigned char, 3> inferno(double t) {
-  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * (kInferno.size() - 1);
-  const std::size_t low = std::min<std::size_t>(static_cast<std::size_t>(t), kInferno.size() - 2);
-  const double weight = t - static_cast<double>(low);
-  std::array<unsigned char, 3> rgb{};
-  for (int channel = 0; channel < 3; ++channel) {
-    const double value =
-        (1.0 - weight) * kInferno[low][channel] + weight * kInferno[low + 1][channel];
-    rgb[channel] = static_cast<unsigned char>(std::lround(value));
-  }
-  return rgb;
+  return gs::inferno(t);
 }
 
 std::array<std::array<unsigned char, 3>, 256> inferno_palette() {

@@ -20,8 +20,8 @@ class PictureError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// @brief The inferno colormap at @p t in [0, 1] (clamped; NaN counts as 0): matplotlib's
-///        "inferno" sampled at ten points, linearly interpolated.
+/// @brief The inferno colormap at @p t in [0, 1] (clamped; NaN counts as 0): gs::inferno() of
+///        common/include/gs/colormap.hpp, the colormap of every picture of the course.
 std::array<unsigned char, 3> inferno(double t);
 
 /// @brief The 256 colours of the GIF palette: inferno(i / 255) for i = 0..255.

@@ -18,29 +18,21 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "process.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using gs::test::Outcome;
 
+// Runs `command` (through the shell, stdout and stderr captured). OpenMPI refuses root and more
+// ranks than cores unless told: these variables, set here, affect only this test's commands.
 Outcome run(const std::string& command) {
-  // OpenMPI refuses root and more ranks than cores unless told; these only affect this test.
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
   setenv("NCCL_NVLS_ENABLE", "0", 1);
-  Outcome outcome;
-  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
-  const int status = ::pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return outcome;
+  return gs::test::run(command);
 }
 
 std::string mpirun(int ranks, const std::string& arguments) {

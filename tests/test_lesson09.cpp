@@ -29,6 +29,8 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "openmp_threads.hpp"
+#include "process.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -195,19 +197,7 @@ INSTANTIATE_TEST_SUITE_P(Lesson09, CpuBatch, ::testing::ValuesIn(cases()),
                            return case_name(param_info.param);
                          });
 
-// Sets OpenMP's thread count for the lifetime of the object, then puts the previous one back.
-class ThreadCount {
- public:
-  explicit ThreadCount(int threads) : previous_(omp_get_max_threads()) {
-    omp_set_num_threads(threads);
-  }
-  ~ThreadCount() { omp_set_num_threads(previous_); }
-  ThreadCount(const ThreadCount&) = delete;
-  ThreadCount& operator=(const ThreadCount&) = delete;
-
- private:
-  int previous_;
-};
+using gs::test::ThreadCount;
 
 TEST(CpuThreads, ForEachMemberSharesTheMembersAmongThreads) {
   EXPECT_EQ(lesson::threads_in_for_each_member(16, 2), 2)
@@ -474,21 +464,8 @@ TEST(DatasetFile, WithoutCommitNothingIsLeft) {
 // The program end to end
 // ---------------------------------------------------------------------------------------------
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run(const std::string& command) {
-  Outcome outcome;
-  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
-  const int status = ::pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return outcome;
-}
+using gs::test::Outcome;
+using gs::test::run;
 
 const std::string kProgram = GS_LESSON09_PROGRAM;
 

@@ -45,21 +45,6 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 // Times whole frames until the run is done or the time budget is spent. The first frame is a
 // warm-up (first-touch page faults, module loading, clocks ramping up), then the state is
 // loaded again so every implementation times the same steps from the same state. The device is
@@ -101,7 +86,7 @@ void append_csv(const std::string& path, const std::vector<Row>& rows, const Par
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
-    std::string device_name = gpu ? gpu_status().name : cpu_model();
+    std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
     std::replace(device_name.begin(), device_name.end(), ',', ' ');
     file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
          << std::setprecision(6) << seconds << ","
@@ -239,7 +224,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
     for (const EndToEndRow& row : rows) {
       const Implementation& impl = *row.implementation;
       const bool gpu = impl.device == Device::gpu;
-      std::string device_name = gpu ? gpu_status().name : cpu_model();
+      std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
       std::replace(device_name.begin(), device_name.end(), ',', ' ');
       file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind << ","
            << std::setprecision(6) << row.result.seconds << ","
@@ -341,14 +326,14 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     return refused_for_gpu > 0 ? kExitNoGpu : kExitUsage;
   }
 
-  const std::string date = today();
+  const std::string date = gs::today_utc();
   std::ostringstream header;
   header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", " << params.frames
          << " frames x " << params.steps_per_frame << " steps = " << params.total_steps()
          << " steps, " << (end_to_end.empty() ? "compute only" : "end to end with output")
          << "\n\n";
   header << "- date: " << date << ", commit: " << commit << "\n";
-  header << "- CPU: " << cpu_model() << ", " << std::thread::hardware_concurrency()
+  header << "- CPU: " << gs::cpu_model() << ", " << std::thread::hardware_concurrency()
          << " hardware threads\n";
   double bandwidth = 0.0;
   try {

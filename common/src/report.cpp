@@ -2,6 +2,8 @@
 #include "gs/report.hpp"
 
 #include <cstdio>
+#include <ctime>
+#include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -79,6 +81,23 @@ void print_report(std::ostream& out, const RunResult& result) {
   }
   text << "\n";
   out << text.str();
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
 }
 
 std::string json_string(const std::string& text) {

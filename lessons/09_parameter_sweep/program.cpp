@@ -657,21 +657,6 @@ int run_sweep(int argc, char** argv, const std::string& name) {
 // gs_sweep benchmark
 // ---------------------------------------------------------------------------------------------
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 // One measured run: what it was, on which implementation, how many cell-updates in how long.
 struct Measurement {
   std::string what;
@@ -799,7 +784,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     }
     const gs::State seed = gs::initial_state(c.rows, c.cols);
     const double member_cells = static_cast<double>(c.rows) * c.cols;
-    const std::string device_name = gpu ? gs::gpu_status().name : cpu_model();
+    const std::string device_name = gpu ? gs::gpu_status().name : gs::cpu_model();
     std::vector<Measurement> rows;
     gs::InterruptGuard signals;
 
@@ -900,10 +885,10 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     }
 
     // The table.
-    const std::string date = today();
+    const std::string date = gs::today_utc();
     std::ostringstream table;
     table << "Gray-Scott parameter sweep benchmark, " << date << ", commit " << GS_GIT_COMMIT
-          << ", " << device_name << " (host: " << cpu_model() << ", "
+          << ", " << device_name << " (host: " << gs::cpu_model() << ", "
           << std::thread::hardware_concurrency() << " hardware threads)\n\n"
           << "| run | implementation | seconds | cell-updates/s | batch is faster by |\n"
           << "|---|---|---:|---:|---:|\n";

@@ -50,6 +50,12 @@ void print_json(std::ostream& out, const RunResult& result);
 /// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
 std::string si(double value, const std::string& unit);
 
+/// @brief The CPU's model name as /proc/cpuinfo gives it ("unknown CPU" elsewhere).
+std::string cpu_model();
+
+/// @brief Today's date in UTC as YYYY-MM-DD: the date every measurement is labelled with.
+std::string today_utc();
+
 /// @brief A string as a JSON string literal (quotes, backslashes and control characters escaped).
 std::string json_string(const std::string& text);
 
