@@ -76,12 +76,7 @@ Row measure(const Implementation& impl, const Params& params, double budget_seco
 // One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share.
 void append_csv(const std::string& path, const std::vector<Row>& rows, const Params& params,
                 const std::string& date, const std::string& commit) {
-  const bool fresh = !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0;
-  std::ofstream file(path, std::ios::app);
-  if (fresh) {
-    file << "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,"
-            "extrapolated,device_name,date,commit\n";
-  }
+  std::ofstream file = gs::open_measurement_csv(path);
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
@@ -213,13 +208,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
     }
   }
   if (!csv_path.empty()) {
-    const bool fresh =
-        !std::filesystem::exists(csv_path) || std::filesystem::file_size(csv_path) == 0;
-    std::ofstream file(csv_path, std::ios::app);
-    if (fresh) {
-      file << "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,"
-              "extrapolated,device_name,date,commit\n";
-    }
+    std::ofstream file = gs::open_measurement_csv(csv_path);
     const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
     for (const EndToEndRow& row : rows) {
       const Implementation& impl = *row.implementation;

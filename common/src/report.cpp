@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -81,6 +82,15 @@ void print_report(std::ostream& out, const RunResult& result) {
   }
   text << "\n";
   out << text.str();
+}
+
+std::ofstream open_measurement_csv(const std::string& path) {
+  std::error_code error;
+  const bool fresh =
+      !std::filesystem::exists(path, error) || std::filesystem::file_size(path, error) == 0;
+  std::ofstream file(path, std::ios::app);
+  if (fresh) file << kMeasurementColumns << "\n";
+  return file;
 }
 
 std::string cpu_model() {

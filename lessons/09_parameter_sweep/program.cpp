@@ -922,13 +922,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       }
     }
     if (!csv_path.empty()) {
-      const bool fresh =
-          !std::filesystem::exists(csv_path) || std::filesystem::file_size(csv_path) == 0;
-      std::ofstream file(csv_path, std::ios::app);
-      if (fresh) {
-        file << "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,"
-                "extrapolated,device_name,date,commit\n";
-      }
+      std::ofstream file = gs::open_measurement_csv(csv_path);
       std::string csv_device = device_name;
       std::replace(csv_device.begin(), csv_device.end(), ',', ' ');
       for (const Measurement& row : rows) {
