@@ -82,6 +82,16 @@ TEST(Lesson08Exchange, HaloRowsHoldTheNeighboursRows) {
   }
 }
 
+// Halos above OpenMPI's eager limit (4000 × 4 rows × 4 B = 64 KB per field): an exchange that
+// blocks in MPI_Send before posting its receive deadlocks here (at small sizes the library
+// buffers the message and hides the mistake). `timeout` turns a deadlock into a failure.
+TEST(Lesson08Exchange, LargeHalosDoNotDeadlock) {
+  const Outcome outcome =
+      run("timeout 120 " + mpirun(2, "exchange-check -r 16 -c 4000 --halo 4 --impl reference"));
+  EXPECT_EQ(outcome.exit_code, 0) << "(124: timed out, a deadlock?)\n" << outcome.output;
+  EXPECT_NE(outcome.output.find("exchange-check: ok"), std::string::npos) << outcome.output;
+}
+
 struct RunCase {
   int ranks;
   int rows;

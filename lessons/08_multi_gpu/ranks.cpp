@@ -127,7 +127,8 @@ std::string decomposition_problem(int rows, int ranks, int halo) {
   return std::to_string(rows) + " rows over " + std::to_string(ranks) + " ranks make slabs of " +
          std::to_string(smallest) + " rows, fewer than the halo of " + std::to_string(halo) +
          " rows (--halo, the steps between two exchanges): use at most " +
-         std::to_string(std::max(1, rows / halo)) + " ranks for this grid, or a smaller --halo";
+         std::to_string(std::max(1, rows / halo)) + (rows / halo > 1 ? " ranks" : " rank") +
+         " for this grid, or a smaller --halo";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +138,14 @@ std::string decomposition_problem(int rows, int ranks, int halo) {
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
-    MPI_Init(&argc, &argv);
+    // Only the thread that called MPI_Init calls MPI (rank 0's frame loop gathers the frames on
+    // its computing thread; its writer thread and OpenMP's threads never do): FUNNELED.
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED) {
+      std::cerr << "warning: this MPI library offers no MPI_THREAD_FUNNELED; the program uses "
+                   "threads besides the one that calls MPI\n";
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     // The ranks of this node: their order on the node picks their GPU.
@@ -317,8 +325,12 @@ class RankSlab {
     const auto stream = static_cast<cudaStream_t>(view.stream);
 #if GS_HAVE_NCCL
     if (transport_ == Transport::nccl) {
+      // One group around both fields (NCCL groups nest): their eight transfers start together
+      // and pay the latency once.
+      GS_NCCL_CHECK(ncclGroupStart());
       exchange_with_nccl(plan_, view.u, view.pitch, nccl_, stream);
       exchange_with_nccl(plan_, view.v, view.pitch, nccl_, stream);
+      GS_NCCL_CHECK(ncclGroupEnd());
       return;
     }
 #endif
@@ -558,6 +570,7 @@ struct Options {
   bool weak = false;
   std::string implementation_name;
   std::string csv;  // benchmark: append the result as CSV rows
+  bool list = false;
 };
 
 // Every rank parses the same command line; only rank 0 prints what is wrong.
@@ -595,6 +608,7 @@ int parse(int argc, char** argv, const char* name, int rank, Options& options,
                  "halo exchange of GPU ranks: nccl, mpi (staged through host memory) or auto")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
+  app.add_flag("--list", options.list, "list the implementations a rank can run and exit");
   app.add_flag("--weak", options.weak,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
   app.add_option("--csv", options.csv, "benchmark: also append the result to this CSV file");
@@ -658,14 +672,14 @@ int exchange_check(const gs::Implementation& implementation, const Options& opti
     for (int col = 0; col < params.cols; ++col) {
       const float u = after.u[after.index(row, col)];
       const float v = after.v[after.index(row, col)];
-      if (u != value(first + row, col) || v != -value(first + row, col)) {
-        if (wrong++ == 0) {
-          first_problem << "rank " << rank << ": local row " << row << " (global row "
-                        << first + row << "), column " << col << " holds u = " << u
-                        << " after the exchange, expected " << value(first + row, col)
-                        << (row < plan.top || row >= plan.top + plan.rows ? " (a halo row)"
-                                                                          : " (an own row)");
-        }
+      const bool u_wrong = u != value(first + row, col);
+      if ((u_wrong || v != -value(first + row, col)) && wrong++ == 0) {
+        first_problem << "rank " << rank << ": local row " << row << " (global row " << first + row
+                      << "), column " << col << " holds " << (u_wrong ? "u = " : "v = ")
+                      << (u_wrong ? u : v) << " after the exchange, expected "
+                      << (u_wrong ? value(first + row, col) : -value(first + row, col))
+                      << (row < plan.top || row >= plan.top + plan.rows ? " (a halo row)"
+                                                                        : " (an own row)");
       }
     }
   }
@@ -737,7 +751,12 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
             << std::fixed << std::setprecision(4) << single << " | " << together << " | "
             << std::setprecision(1) << 100.0 * efficiency << " % |\n";
   if (!options.csv.empty()) {
+    const bool fresh = !std::ifstream(options.csv).good();
     std::ofstream file(options.csv, std::ios::app);
+    if (fresh) {
+      file << "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,"
+              "one_device_s,all_ranks_s,efficiency\n";
+    }
     file << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
          << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
          << (transport == Transport::nccl     ? "nccl"
@@ -778,6 +797,18 @@ int program(int argc, char** argv, const char* name) {
     return gs::kExitUsage;
   }
   static const std::vector<gs::Implementation> all = gs::all_implementations();
+  if (options.list) {
+    if (rank == 0) {
+      std::cout
+          << "implementations every rank can run (--impl), default first (* = usable here):\n";
+      for (const gs::Implementation& impl : all) {
+        std::cout << (gs::usable(impl) ? "  * " : "    ") << impl.name
+                  << (impl.device == gs::Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary
+                  << "\n";
+      }
+    }
+    return gs::kExitSuccess;
+  }
   int code = gs::kExitSuccess;
   const gs::Implementation* chosen =
       gs::select_implementation(all, options.implementation_name, rank == 0 ? name : "", code);
@@ -802,10 +833,11 @@ int program(int argc, char** argv, const char* name) {
     return gs::kExitUsage;
   }
   if (rank == 0) {
-    std::cerr << "slabs of " << params.rows / size << "-" << (params.rows + size - 1) / size
-              << " rows, halo " << options.halo << " rows (one exchange every " << options.halo
-              << " steps), " << chosen->name << " on every rank, exchange: " << name_of(transport)
-              << "; " << cuda_awareness() << "\n";
+    const int rows = options.mode == "benchmark" && options.weak ? params.rows * size : params.rows;
+    std::cerr << "slabs of " << rows / size << "-" << (rows + size - 1) / size << " rows, halo "
+              << options.halo << " rows (one exchange every " << options.halo << " steps), "
+              << chosen->name << " on every rank, exchange: " << name_of(transport) << "; "
+              << cuda_awareness() << "\n";
   }
 
   if (options.mode == "exchange-check") {
