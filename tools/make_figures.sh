@@ -67,8 +67,8 @@ charts shapes "$ladder" --bandwidth "$bandwidth" --impl 'l04-*' \
 # Lessons 03 and 07: what crossing PCIe costs against staying in device memory.
 charts transfers "$bandwidth" \
   --title "The toll booth, measured: PCIe against the H100's own memory" \
-  --note "gray_scott --device: 64 MiB per copy, median; NVIDIA H100 80GB HBM3 and its 16-thread Intel Xeon host, 2026-11-23, commit be67a77
-a device copy reads and writes: its frame time counts both" \
+  --note "NVIDIA H100 80GB HBM3 and its 16-thread Intel Xeon host, 2026-11-23, commit be67a77; gray_scott --device:
+medians of 64 MiB copies (the device copy: 256 MiB, counted read + write, so its frame time counts both)" \
   -o $out/transfers.svg
 
 # Lesson 07: timelines of the official run (--timeline files).
