@@ -590,7 +590,7 @@ def draw_roofline(args: argparse.Namespace) -> None:
     axes.text(
         slope_x,
         bandwidth * slope_x * 1.25,
-        f"memory roof: {bandwidth / 1e9:.0f} GB/s (measured copy)",
+        f"memory roof: {bandwidth / 1e9:.0f} GB/s, measured",
         rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)),
         rotation_mode="anchor",
         fontsize=8.5,

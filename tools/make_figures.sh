@@ -34,18 +34,19 @@ bandwidth=$data/bandwidth-h100-be67a77.csv
 charts ladder "$ladder" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
   -o $out/ladder.svg
 
-# The roofline (introduction, lesson 06). 24 FLOP per cell-update, counted in lesson 06's code:
-# nine_term_update 17 (u v^2: 2; u': 4 FMAs; v': 3 FMAs and a multiply; an FMA counts 2) and the
-# 3x3 box sums 7 (per field 2 vertical adds and, the pair sums being shared, 1.5 horizontal).
-# Bytes per cell-update are the model's: u and v read and written once per trip to memory, 16 B
-# for one step per launch, 16 B / 4 for lesson 06's four steps per launch.
+# The roofline (introduction, lesson 06). 20 FLOP per cell-update, counted in lesson 06's code
+# as its README does (section 1): the 3x3 box sums of u and v, 7 adds (per field 2 vertical and,
+# the pair sums being shared, 1.5 horizontal); nine_term_update, 3 multiplies (u v, u v v,
+# dt u v v) and 5 FMAs (an FMA counts 2), its cell-count coefficients being constant inside the
+# grid. Bytes per cell-update are the model's: u and v read and written once per trip to memory,
+# 16 B for one step per launch, 16 B / 4 for lesson 06's four steps per launch.
 charts roofline "$ladder" --bandwidth "$bandwidth" \
-  --peak-tflops 67 --peak-label "H100 SXM datasheet" --flop-per-cell 24 \
+  --peak-tflops 67 --peak-label "H100 SXM datasheet" --flop-per-cell 20 \
   --point l03-fused=16 --point l04-generic=16 --point l05-tiled=16 --point l06-fused-graph=16 \
   --point l06-temporal=4 \
   --title "The roofline of the course's H100: each lesson's best kernel" \
   --step-label "4 steps per launch: ¼ of the bytes" \
-  --note "24 FLOP per cell-update, counted in lesson 06's code: nine_term_update 17 (an FMA counts 2), the 3 × 3 box sums of u and v 7 (pair sums shared)." \
+  --note "20 FLOP per cell-update, counted in lesson 06's code (its README, section 1): 7 adds for the box sums of u and v, 3 multiplies, 5 FMAs (2 FLOP each)." \
   --note "FP32 roof: NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: 67 TFLOPS FP32 (= 132 SMs × 128 lanes × 2 FLOP × 1.98 GHz)." \
   -o $out/roofline.svg
 
