@@ -31,6 +31,7 @@ import fnmatch
 import math
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -268,9 +269,20 @@ def draw_ladder(args: argparse.Namespace) -> None:
     rows = read_rows(args.csv)
     ladder = official_rows(rows, args.kind, args.exclude)
     left_out = other_kinds(rows, args.kind)
-    height = 1.9 + 0.3 * len(ladder)
+    what = "compute only" if args.kind == "compute" else "with output"
+    notes = []  # lines under the chart: what it does not show
+    if left_out:
+        notes += textwrap.wrap(
+            f"Not drawn (the bars are {what}): {left_out}", 150, break_on_hyphens=False
+        )
+    if args.exclude:
+        notes += textwrap.wrap(
+            f"Left out of this chart: {', '.join(args.exclude)}", 150, break_on_hyphens=False
+        )
+    extra = 0.17 * max(len(notes) - 1, 0)  # inches for the note lines beyond the first
+    height = 1.9 + 0.3 * len(ladder) + extra
     figure = card_figure(9.0, height)
-    bottom, top = 0.75 / height, 1 - 1.0 / height
+    bottom, top = (0.75 + extra) / height, 1 - 1.0 / height
     axes = figure.add_axes((0.2, bottom, 0.72, top - bottom))
     positions = range(len(ladder))  # the first, fastest row at the bottom
     seconds = [row["seconds"] for row in ladder]
@@ -299,20 +311,14 @@ def draw_ladder(args: argparse.Namespace) -> None:
         handles, legend_labels, loc="lower right", fontsize=8.5, frameon=False, labelcolor=INK
     )
 
-    what = "compute only" if args.kind == "compute" else "with output"
     add_header(
         figure,
         f"The official run, {what}: 1080 × 1920 cells, 32,000 steps",
         "seconds, log scale (~ = extrapolated from a shorter run); " + sources(ladder),
     )
-    if left_out:
-        figure.text(
-            0.03,
-            0.18 / height,
-            f"Not drawn (the bars are {what}): {left_out}",
-            fontsize=8,
-            color=MUTED,
-        )
+    for line, note in enumerate(notes):
+        y = 0.18 + 0.17 * (len(notes) - 1 - line)  # inches from the bottom, first line on top
+        figure.text(0.03, y / height, note, fontsize=8, color=MUTED)
     save(figure, args.output)
 
 

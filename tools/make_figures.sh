@@ -33,6 +33,12 @@ bandwidth=$data/bandwidth-h100-be67a77.csv
 # launch-shape variants of lessons 04 and 05 have charts or tables of their own.
 charts ladder "$ladder" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
   -o $out/ladder.svg
+# The same for a slide: each lesson's best rung (and lesson 01's naive start) with the peers.
+charts ladder "$ladder" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
+  --exclude reference --exclude l01-naive-alloc --exclude l02-scalar-soa \
+  --exclude l02-explicit-simd --exclude l02-blocked-omp --exclude l03-copy-every-step \
+  --exclude l04-checked-32x8 --exclude l06-fused --exclude l06-temporal-launches \
+  -o $out/ladder-best.svg
 
 # The roofline (introduction, lesson 06). 20 FLOP per cell-update, counted in lesson 06's code
 # as its README does (section 1): the 3x3 box sums of u and v, 7 adds (per field 2 vertical and,
