@@ -467,7 +467,7 @@ TEST(DatasetFile, WithoutCommitNothingIsLeft) {
 using gs::test::Outcome;
 using gs::test::run;
 
-const std::string kProgram = GS_LESSON09_PROGRAM;
+const std::string kProgram = GS_LESSON_PROGRAM;
 
 TEST(Program, WritesTheResultsAndTheMap) {
   const std::string h5 = fresh("sweep.h5");
