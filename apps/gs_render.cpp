@@ -1,86 +1,30 @@
-// gs_render: turns the frames of an output file into PNG pictures (the inferno colormap on v),
-// and into a GIF or MP4 when ffmpeg is installed.
-#include <png.h>
-
+// gs_render: turns the frames of an output file into pictures of v (the inferno colormap): PNG
+// frames, an animated GIF (giflib, no other program needed) and, when ffmpeg is installed, an MP4
+// (or any format ffmpeg knows) assembled from the PNGs.
+//
+// Exit codes: 0 done; 1 the input cannot be read or a picture cannot be written (the incomplete
+// picture is deleted); 2 bad flags (frames outside the file, --video without ffmpeg); 128 + the
+// signal when interrupted (Ctrl-C), the picture being written deleted.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "gs/hdf5_io.hpp"
+#include "gs/interrupt.hpp"
+#include "gs/program.hpp"
+#include "pictures.hpp"
 
 namespace {
+namespace fs = std::filesystem;
 
-// Matplotlib's "inferno" colormap (N. Smith and S. van der Walt, CC0), sampled at ten evenly
-// spaced points; linear interpolation between them is within a few levels of the full table.
-constexpr std::array<std::array<int, 3>, 10> kInferno = {{{0x00, 0x00, 0x04},
-                                                          {0x1B, 0x0C, 0x42},
-                                                          {0x4B, 0x0C, 0x6B},
-                                                          {0x78, 0x1C, 0x6D},
-                                                          {0xA5, 0x2C, 0x60},
-                                                          {0xCF, 0x44, 0x46},
-                                                          {0xED, 0x69, 0x25},
-                                                          {0xFB, 0x9A, 0x06},
-                                                          {0xF7, 0xD0, 0x3C},
-                                                          {0xFC, 0xFF, 0xA4}}};
-
-std::array<unsigned char, 3> inferno(double t) {
-  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * (kInferno.size() - 1);
-  const std::size_t low = std::min<std::size_t>(static_cast<std::size_t>(t), kInferno.size() - 2);
-  const double weight = t - static_cast<double>(low);
-  std::array<unsigned char, 3> rgb{};
-  for (int channel = 0; channel < 3; ++channel) {
-    const double value =
-        (1.0 - weight) * kInferno[low][channel] + weight * kInferno[low + 1][channel];
-    rgb[channel] = static_cast<unsigned char>(std::lround(value));
-  }
-  return rgb;
-}
-
-void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v, float vmin,
-               float vmax) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) throw std::runtime_error("cannot create '" + path + "'");
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
-  std::vector<unsigned char> row(static_cast<std::size_t>(cols) * 3);
-  if (png == nullptr || info == nullptr || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    std::fclose(file);
-    std::remove(path.c_str());
-    throw std::runtime_error("libpng failed while writing '" + path + "'");
-  }
-  png_init_io(png, file);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(cols), static_cast<png_uint_32>(rows), 8,
-               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  const double scale = vmax > vmin ? 1.0 / (static_cast<double>(vmax) - vmin) : 0.0;
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      const auto rgb = inferno((v[static_cast<std::size_t>(r) * cols + c] - vmin) * scale);
-      std::copy(rgb.begin(), rgb.end(), row.begin() + 3 * c);
-    }
-    png_write_row(png, row.data());
-  }
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  if (std::fclose(file) != 0) throw std::runtime_error("closing '" + path + "' failed");
-}
-
-bool have_ffmpeg() {
-  return std::system("command -v ffmpeg > /dev/null 2>&1") == 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::string input = "output.h5";
   std::string out_dir = "frames";
   int first = 0;
@@ -88,81 +32,205 @@ int main(int argc, char** argv) {
   int stride = 1;
   float vmin = 0.0f;
   float vmax = NAN;
+  bool png = true;
+  std::string gif;
+  int gif_delay_ms = 40;
+  int gif_max_size = 512;
   std::string video;
-  CLI::App app{"Renders frames of a Gray-Scott output file as PNG (inferno colormap on v).",
-               "gs_render"};
-  app.add_option("input", input, "HDF5 file written by gray_scott or a lesson")
+};
+
+// A path handed to ffmpeg as an argument: one that starts with '-' would be read as an option.
+std::string not_an_option(const std::string& path) {
+  return !path.empty() && path[0] == '-' ? "./" + path : path;
+}
+
+// The frames first, first + stride, ... up to last; 64-bit so that a huge stride cannot overflow.
+std::vector<int> select_frames(int first, int last, int stride) {
+  std::vector<int> selected;
+  for (std::int64_t frame = first; frame <= last; frame += stride) {
+    selected.push_back(static_cast<int>(frame));
+  }
+  return selected;
+}
+
+int render(const Options& options) {
+  std::string ffmpeg;
+  if (!options.video.empty()) {
+    ffmpeg = gs::render::find_program("ffmpeg");
+    if (ffmpeg.empty()) {
+      std::cerr << "gs_render: error: --video needs ffmpeg, which is not installed "
+                   "(sudo apt-get install ffmpeg); --gif and the PNG frames need nothing else\n";
+      return gs::kExitUsage;
+    }
+  }
+  gs::FrameReader reader(options.input);
+  const gs::OutputInfo& info = reader.info();
+  // Negative frame numbers count from the end; 64-bit so that no sum overflows.
+  const std::int64_t first =
+      options.first < 0 ? std::int64_t{options.first} + info.frames : std::int64_t{options.first};
+  const std::int64_t last =
+      options.last < 0 ? std::int64_t{options.last} + info.frames : std::int64_t{options.last};
+  if (first < 0 || last >= info.frames || first > last) {
+    std::cerr << "gs_render: error: frames " << first << ".." << last << " are not inside [0, "
+              << info.frames - 1 << "] of '" << options.input << "' (--first, --last)\n";
+    return gs::kExitUsage;
+  }
+  const std::vector<int> selected =
+      select_frames(static_cast<int>(first), static_cast<int>(last), options.stride);
+
+  // Ctrl-C stops between two frames (the GIF in progress is deleted); a second one at once.
+  gs::InterruptGuard signals;
+  float vmin = options.vmin;
+  float vmax = options.vmax;
+  if (std::isnan(vmax)) {
+    vmax = vmin;
+    for (const int frame : selected) {
+      gs::throw_if_interrupted("while looking for the largest v");
+      for (const float value : reader.read_frame(frame)) {
+        if (std::isfinite(value)) vmax = std::max(vmax, value);
+      }
+    }
+  }
+  if (options.png) fs::create_directories(options.out_dir);
+
+  std::unique_ptr<gs::render::GifAnimation> gif;
+  gs::render::GifGeometry geometry;
+  const int centiseconds = std::max(1, (options.gif_delay_ms + 5) / 10);  // GIF's unit of delay
+  if (!options.gif.empty()) {
+    geometry = gs::render::gif_geometry(info.rows, info.cols, options.gif_max_size);
+    gif = std::make_unique<gs::render::GifAnimation>(options.gif, geometry.width, geometry.height,
+                                                     centiseconds);
+  }
+  int written = 0;
+  for (const int frame : selected) {
+    gs::throw_if_interrupted("before frame " + std::to_string(frame));
+    const std::vector<float> v = reader.read_frame(frame);
+    if (options.png) {
+      char name[32];
+      std::snprintf(name, sizeof name, "frame_%05d.png", written);
+      gs::render::write_png((fs::path(options.out_dir) / name).string(), info.rows, info.cols, v,
+                            vmin, vmax);
+    }
+    if (gif) gif->add_frame(gs::render::gif_pixels(v, info.rows, info.cols, geometry, vmin, vmax));
+    ++written;
+  }
+  if (gif) gif->finish();
+
+  const std::string source =
+      " (frames " + std::to_string(first) + ".." + std::to_string(last) + " step " +
+      std::to_string(options.stride) + ", written by " +
+      (info.implementation.empty() ? std::string("unknown") : info.implementation) + ")";
+  if (options.png) {
+    std::cout << "gs_render: wrote " << written << " PNG frame(s) of " << info.rows << " x "
+              << info.cols << " to " << options.out_dir << "/" << source << ", v in [" << vmin
+              << ", " << vmax << "]\n";
+  }
+  if (gif) {
+    std::cout << "gs_render: wrote " << options.gif << ": " << gif->frames() << " frame(s) of "
+              << geometry.width << " x " << geometry.height << " pixels";
+    if (geometry.factor > 1) {
+      std::cout << " (each the mean of " << geometry.factor << " x " << geometry.factor
+                << " cells)";
+    }
+    std::cout << ", " << centiseconds * 10 << " ms each" << (options.png ? "" : source) << "\n";
+  }
+  if (!options.video.empty()) {
+    const std::string pattern = (fs::path(options.out_dir) / "frame_%05d.png").string();
+    std::vector<std::string> command = {ffmpeg, "-loglevel", "error", "-y", "-framerate", "25"};
+    command.push_back("-i");
+    command.push_back(not_an_option(pattern));
+    const std::string& video = options.video;
+    if (video.size() > 4 && video.compare(video.size() - 4, 4, ".mp4") == 0) {
+      // H.264 in yuv420p (what players expect) needs even sizes.
+      for (const char* argument :
+           {"-pix_fmt", "yuv420p", "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2"}) {
+        command.emplace_back(argument);
+      }
+    }
+    // "file:" makes ffmpeg take the name as a file whatever it contains (a ':' would otherwise
+    // name a protocol); the format is still chosen from the extension.
+    command.push_back("file:" + video);
+    const int status = gs::render::run_without_shell(command);
+    gs::throw_if_interrupted("while ffmpeg wrote '" + video + "'");
+    if (status != 0) {
+      std::cerr << "gs_render: error: ffmpeg failed (status " << status << ") to write '" << video
+                << "'\n";
+      return gs::kExitFailure;
+    }
+    std::cout << "gs_render: wrote " << video << "\n";
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "gs_render: error: cannot write to standard output\n";
+    return gs::kExitFailure;
+  }
+  return gs::kExitSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
+  Options options;
+  CLI::App app{
+      "Renders frames of a Gray-Scott output file as pictures of v (inferno colormap): "
+      "PNG frames, an animated GIF, a video through ffmpeg.",
+      "gs_render"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("input", options.input, "HDF5 file written by gray_scott or a lesson")
       ->capture_default_str();
-  app.add_option("-d,--out-dir", out_dir, "directory for frame_NNNNN.png")->capture_default_str();
-  app.add_option("--first", first, "first frame (negative counts from the end)")
+  app.add_option("-d,--out-dir", options.out_dir, "directory for frame_NNNNN.png")
       ->capture_default_str();
-  app.add_option("--last", last, "last frame, included (negative counts from the end)")
+  app.add_option("--first", options.first, "first frame (negative counts from the end)")
       ->capture_default_str();
-  app.add_option("--stride", stride, "render every Nth frame")
+  app.add_option("--last", options.last, "last frame, included (negative counts from the end)")
+      ->capture_default_str();
+  app.add_option("--stride", options.stride, "render every Nth frame")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--vmin", vmin, "value drawn black")->capture_default_str();
-  app.add_option("--vmax", vmax, "value drawn white (default: the largest v rendered)");
-  app.add_option("--video", video, "also assemble the PNGs into this .gif or .mp4 (needs ffmpeg)");
+  app.add_option("--vmin", options.vmin, "value drawn black")->capture_default_str();
+  app.add_option("--vmax", options.vmax, "value drawn white (default: the largest v rendered)");
+  app.add_flag_callback(
+      "--no-png", [&options] { options.png = false; }, "write no PNG frames (with --gif)");
+  app.add_option("--gif", options.gif, "also write an animated GIF (loops forever) to this file");
+  app.add_option("--gif-delay", options.gif_delay_ms,
+                 "milliseconds each GIF frame is shown (rounded to 10 ms, GIF's unit)")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 655350));
+  app.add_option("--gif-max-size", options.gif_max_size,
+                 "largest side of a GIF frame in pixels; larger frames are shrunk by a whole "
+                 "factor, each pixel the mean of its cells (0: full size)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--video", options.video,
+                 "also assemble the PNGs into this .mp4 (or any format ffmpeg knows; needs "
+                 "ffmpeg)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : 2;
+    return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
+  }
+  if (!options.png && options.gif.empty()) {
+    std::cerr << "gs_render: error: --no-png without --gif would write nothing\n";
+    return gs::kExitUsage;
+  }
+  if (!options.png && !options.video.empty()) {
+    std::cerr << "gs_render: error: --video is made from the PNG frames; drop --no-png\n";
+    return gs::kExitUsage;
   }
   try {
-    if (!video.empty() && !have_ffmpeg()) {
-      std::cerr << "gs_render: error: --video needs ffmpeg, which is not installed "
-                   "(sudo apt-get install ffmpeg); the PNG frames need nothing else\n";
-      return 2;
-    }
-    gs::FrameReader reader(input);
-    const gs::OutputInfo& info = reader.info();
-    if (first < 0) first += info.frames;
-    if (last < 0) last += info.frames;
-    if (first < 0 || last >= info.frames || first > last) {
-      std::cerr << "gs_render: error: frames " << first << ".." << last << " are not inside [0, "
-                << info.frames - 1 << "] of '" << input << "'\n";
-      return 2;
-    }
-    std::vector<int> selected;
-    for (int frame = first; frame <= last; frame += stride) selected.push_back(frame);
-    if (std::isnan(vmax)) {
-      vmax = vmin;
-      for (const int frame : selected) {
-        const std::vector<float> v = reader.read_frame(frame);
-        for (const float value : v) {
-          if (std::isfinite(value)) vmax = std::max(vmax, value);
-        }
-      }
-    }
-    std::filesystem::create_directories(out_dir);
-    int written = 0;
-    for (const int frame : selected) {
-      char name[32];
-      std::snprintf(name, sizeof name, "frame_%05d.png", written++);
-      write_png((std::filesystem::path(out_dir) / name).string(), info.rows, info.cols,
-                reader.read_frame(frame), vmin, vmax);
-    }
-    std::cout << "gs_render: wrote " << written << " PNG frame(s) of " << info.rows << " x "
-              << info.cols << " to " << out_dir << "/ (frames " << first << ".." << last << " step "
-              << stride << ", v in [" << vmin << ", " << vmax << "], written by "
-              << (info.implementation.empty() ? "unknown" : info.implementation) << ")\n";
-    if (!video.empty()) {
-      const std::string pattern = (std::filesystem::path(out_dir) / "frame_%05d.png").string();
-      const std::string command = "ffmpeg -loglevel error -y -framerate 25 -i '" + pattern + "' " +
-                                  (video.size() > 4 && video.substr(video.size() - 4) == ".mp4"
-                                       ? "-pix_fmt yuv420p -vf 'scale=trunc(iw/2)*2:trunc(ih/2)*2' "
-                                       : "") +
-                                  "'" + video + "'";
-      if (std::system(command.c_str()) != 0) {
-        std::cerr << "gs_render: error: ffmpeg failed to write '" << video << "'\n";
-        return 1;
-      }
-      std::cout << "gs_render: wrote " << video << "\n";
-    }
-    return 0;
+    return render(options);
+  } catch (const gs::Interrupted& error) {
+    std::cerr << "\ngs_render: " << error.what()
+              << "; the picture being written was deleted (finished PNG frames are kept)\n";
+    return gs::kExitSignal + error.signal_number();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gs_render: error: out of memory\n";
+    return gs::kExitFailure;
   } catch (const std::exception& error) {
     std::cerr << "gs_render: error: " << error.what() << "\n";
-    return 1;
+    return gs::kExitFailure;
   }
 }

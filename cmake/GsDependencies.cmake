@@ -8,6 +8,7 @@ find_package(GTest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
+find_package(GIF REQUIRED)  # gs_render's animated GIF (giflib: libgif-dev)
 find_package(Threads REQUIRED)
 find_package(Doxygen QUIET)
 
@@ -41,14 +42,29 @@ endif()
 
 # Thrust for the CPU (OpenMP) build of lesson 03, through the CMake package Thrust ships: the
 # CUDA toolkit's copy when there is one, else Debian's libthrust-dev. thrust_create_target()
-# makes the target that selects the OpenMP device system and links OpenMP.
+# makes the target that selects the OpenMP device system and links OpenMP. Should the package be
+# there but not load (seen once with another CMake and toolkit), the headers alone still serve:
+# the target is then made by hand, with the one definition thrust_create_target() would set.
 find_package(Thrust CONFIG QUIET
-             HINTS ${CUDAToolkit_LIBRARY_ROOT}/lib/cmake/thrust /usr/local/cuda/lib/cmake/thrust
+             HINTS ${CUDAToolkit_LIBRARY_ROOT}/lib/cmake/thrust ${CUDAToolkit_LIBRARY_DIR}/cmake/thrust
+                   /usr/local/cuda/lib/cmake/thrust /usr/local/cuda/lib64/cmake/thrust
                    /usr/share/cmake/thrust)
 if(Thrust_FOUND)
   thrust_create_target(gs_thrust_omp HOST CPP DEVICE OMP)
 else()
-  list(APPEND GS_SKIPPED "lesson 03 CPU backend: no Thrust package (install libthrust-dev)")
+  find_path(GS_THRUST_INCLUDE_DIR thrust/version.h
+            HINTS ${CUDAToolkit_INCLUDE_DIRS}/cccl ${CUDAToolkit_INCLUDE_DIRS}
+                  /usr/local/cuda/include/cccl /usr/local/cuda/include)
+  if(GS_THRUST_INCLUDE_DIR)
+    message(STATUS "Thrust's CMake package did not load; using its headers in ${GS_THRUST_INCLUDE_DIR}")
+    add_library(gs_thrust_omp INTERFACE)
+    target_include_directories(gs_thrust_omp SYSTEM INTERFACE ${GS_THRUST_INCLUDE_DIR})
+    target_compile_definitions(gs_thrust_omp INTERFACE
+                               THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP)
+    target_link_libraries(gs_thrust_omp INTERFACE OpenMP::OpenMP_CXX)
+  else()
+    list(APPEND GS_SKIPPED "lesson 03 CPU backend: no Thrust (install libthrust-dev)")
+  endif()
 endif()
 
 function(gs_print_summary)

@@ -27,7 +27,8 @@
 #   frame_loop       gs::FrameLoop frame_loop(): how frames get to the file. The program runs the
 #                    registry's steppers through it; the solution's is gray_scott's.
 #   program          int program(int argc, char** argv): a program of its own.
-# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers).
+# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers);
+# a program also links gs_best_frame_loop (lesson 07's pipeline, when built).
 #
 # For each build and each variant (exercise, solution) it creates
 #   lessonNN_<variant>[_cpu]_impl   the body compiled against that variant's learner file(s)
@@ -86,6 +87,10 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     target_include_directories(${target}_impl PRIVATE ${learner_dir})
     target_compile_definitions(${target}_impl PRIVATE GS_LESSON_NAMESPACE=${namespace})
     target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${libraries})
+    if(provides STREQUAL "program")
+      # A program of its own may run the solutions' steppers through the best frame loop.
+      target_link_libraries(${target}_impl PUBLIC gs_registry gs_best_frame_loop)
+    endif()
     if(kind STREQUAL "cpu")
       if(GS_NATIVE)
         target_compile_options(${target}_impl PRIVATE -march=native)
@@ -125,7 +130,11 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
 
     set(test_target test_${target})
     add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/test_${lesson}.cpp)
-    target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace})
+    target_compile_definitions(${test_target} PRIVATE GS_LESSON_NAMESPACE=${namespace}
+                               GS_LESSON_PROGRAM="$<TARGET_FILE:${target}>")
+    add_dependencies(${test_target} ${target})
+    # A suite may include the lesson's own headers and, to test it alone, the learner's file.
+    target_include_directories(${test_target} PRIVATE ${learner_dir} ${body_dir})
     target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
     if(NOT provides STREQUAL "implementations")
       target_link_libraries(${test_target} PRIVATE gs_registry)
@@ -143,10 +152,11 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
   set_tests_properties(${lesson}${suffix}.exercise_fails PROPERTIES
     LABELS "selftest;${lesson};${labels}" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
 
-  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists; the same
-  # on the exercise's suite (label exercise, so only scripts/grade.sh runs it: as shipped, the
-  # exercise fails).
-  if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels)
+  # compute-sanitizer on the solution's suite (small odd grids), where the tool exists, and the
+  # same on the exercise's suite (label exercise, so only scripts/grade.sh runs it: as shipped,
+  # the exercise fails); a lesson that passes SANITIZER_FILTER NONE adds its own
+  # (gs_add_sanitizer_tests).
+  if(GS_COMPUTE_SANITIZER AND "gpu" IN_LIST labels AND NOT sanitizer_filter STREQUAL "NONE")
     foreach(tool memcheck racecheck synccheck)
       add_test(NAME ${lesson}${suffix}.sanitizer.${tool}
                COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
@@ -233,6 +243,34 @@ function(gs_add_lesson)
   endif()
 endfunction()
 
+# compute-sanitizer's three tools on a program run with ARGS (instead of a test suite), as CTest
+# tests NAME.sanitizer.<tool> labelled sanitizer, gpu and LESSON; nothing without the tool.
+#   gs_add_sanitizer_tests(NAME lesson08 LESSON lesson08 PROGRAM lesson08_solution ARGS -r 67 ...)
+function(gs_add_sanitizer_tests)
+  cmake_parse_arguments(ARG "" "NAME;LESSON;PROGRAM" "ARGS" ${ARGN})
+  if(NOT GS_COMPUTE_SANITIZER OR NOT TARGET ${ARG_PROGRAM})
+    return()
+  endif()
+  foreach(tool memcheck racecheck synccheck)
+    add_test(NAME ${ARG_NAME}.sanitizer.${tool}
+             COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
+                     -DTEST_PROGRAM=$<TARGET_FILE:${ARG_PROGRAM}> "-DARGS=${ARG_ARGS}"
+                     -P ${GS_SANITIZE_SCRIPT})
+    set_tests_properties(${ARG_NAME}.sanitizer.${tool} PROPERTIES
+      LABELS "sanitizer;${ARG_LESSON};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
+  endforeach()
+endfunction()
+
+# A lesson this build cannot make (a missing package): recorded with the reason, so that the
+# configure summary, lessons.tsv and the scripts say why.
+#   gs_skip_lesson(NUMBER 08 TOPIC multi_gpu LEARNER halo_exchange.hpp REASON "no MPI ...")
+function(gs_skip_lesson)
+  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;REASON" "LEARNER" ${ARGN})
+  string(REPLACE ";" " " learner "${ARG_LEARNER}")
+  set_property(GLOBAL APPEND PROPERTY GS_LESSONS_SKIPPED
+               "${ARG_NUMBER}|${ARG_TOPIC}|${ARG_REASON}|${learner}")
+endfunction()
+
 # Every lesson folder lessons/NN_topic/ with a CMakeLists.txt, in the course's order.
 function(gs_add_lesson_folders)
   file(GLOB folders LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
@@ -303,7 +341,7 @@ function(gs_write_lesson_files)
     list(APPEND libraries ${namespace}_impl)
   endforeach()
   set(loop_declaration "")
-  set(loop_call "  return run_simulation;\n")
+  set(loop_call "  return synchronous_frame_loop();\n")
   foreach(id IN LISTS builds)
     _gs_build_field(${id} 5 provides)
     if(provides STREQUAL "frame_loop")

@@ -74,6 +74,9 @@ need libhdf5-dev have_header hdf5.h
 need libgtest-dev have_header gtest/gtest.h
 need libcli11-dev have_header CLI/CLI.hpp
 need libpng-dev have_header png.h
+need libgif-dev have_header gif_lib.h             # gs_render's animated GIF
+need libopenmpi-dev have_command mpicxx           # several GPUs (MPI)
+need openmpi-bin have_command mpirun
 # Without the CUDA toolkit, lesson 03 builds against Debian's Thrust headers (OpenMP backend).
 have_nvcc || need libthrust-dev have_header thrust/version.h
 if [ "$build_only" = 0 ]; then

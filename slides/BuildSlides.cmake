@@ -1,7 +1,14 @@
 # Run by the `slides` target (cmake -P): turns every deck SLIDES_DIR/NN_*.md into
 # OUTPUT_DIR/NN_*.html with the Marp CLI pinned by slides/package-lock.json, and into
 # OUTPUT_DIR/NN_*.pdf when CHROME names a Chromium-based browser. A deck whose outputs are newer
-# than its source is skipped. Fails with instructions when Node.js or the Marp CLI is missing.
+# than its source (and than every figure) is skipped. Fails with instructions when Node.js or the
+# Marp CLI is missing.
+#
+# Figures: the decks show the course's diagrams by their path in the repository,
+# ../docs/figures/<name>.svg, which GitHub renders too. The script copies FIGURES_DIR (default
+# SLIDES_DIR/../docs/figures) to OUTPUT_DIR/figures and gives Marp a copy of each deck, written
+# next to the outputs (NN_topic.source.md), in which ../docs/figures/ reads figures/: the HTML then finds its pictures
+# beside it, and the PDF has them embedded. The copy is deleted once the deck is built.
 #
 #   cmake -DSLIDES_DIR=slides -DOUTPUT_DIR=build/slides [-DCHROME=/usr/bin/chromium] -P BuildSlides.cmake
 # PDF_WANTED=OFF (the CMake option GS_SLIDES_PDF) only changes the closing note.
@@ -36,7 +43,17 @@ if(NOT decks)
 endif()
 
 file(MAKE_DIRECTORY "${OUTPUT_DIR}")
-# Pictures the decks show, referenced as images/<name> from a deck, travel with the HTML.
+# Pictures the decks show travel with the HTML: the course's figures (docs/figures, referenced
+# as ../docs/figures/<name> from a deck) and pictures of the slides alone (images/<name>).
+if(NOT DEFINED FIGURES_DIR)
+  get_filename_component(FIGURES_DIR "${SLIDES_DIR}/../docs/figures" ABSOLUTE)
+endif()
+set(figures "")
+if(IS_DIRECTORY "${FIGURES_DIR}")
+  file(REMOVE_RECURSE "${OUTPUT_DIR}/figures")
+  file(COPY "${FIGURES_DIR}/" DESTINATION "${OUTPUT_DIR}/figures")
+  file(GLOB figures LIST_DIRECTORIES false "${FIGURES_DIR}/*")
+endif()
 if(IS_DIRECTORY "${SLIDES_DIR}/images")
   file(COPY "${SLIDES_DIR}/images" DESTINATION "${OUTPUT_DIR}")
 endif()
@@ -51,12 +68,31 @@ set(built 0)
 set(up_to_date 0)
 foreach(deck IN LISTS decks)
   get_filename_component(name "${deck}" NAME_WE)
+  # The copy Marp reads: the deck with ../docs/figures/ pointing at OUTPUT_DIR/figures/.
+  set(deck_copy "${OUTPUT_DIR}/${name}.source.md")
+  set(copied FALSE)
   foreach(format IN LISTS formats)
     set(output "${OUTPUT_DIR}/${name}.${format}")
-    if(EXISTS "${output}" AND NOT "${deck}" IS_NEWER_THAN "${output}"
-       AND NOT "${SLIDES_DIR}/package-lock.json" IS_NEWER_THAN "${output}")
+    set(stale FALSE)
+    if(NOT EXISTS "${output}")
+      set(stale TRUE)
+    else()
+      foreach(source IN LISTS deck figures ITEMS "${SLIDES_DIR}/package-lock.json")
+        if("${source}" IS_NEWER_THAN "${output}")
+          set(stale TRUE)
+          break()
+        endif()
+      endforeach()
+    endif()
+    if(NOT stale)
       math(EXPR up_to_date "${up_to_date} + 1")
       continue()
+    endif()
+    if(NOT copied)
+      file(READ "${deck}" text)
+      string(REPLACE "../docs/figures/" "figures/" text "${text}")
+      file(WRITE "${deck_copy}" "${text}")
+      set(copied TRUE)
     endif()
     set(arguments --html --allow-local-files --output "${output}")
     if(format STREQUAL "pdf")
@@ -64,17 +100,18 @@ foreach(deck IN LISTS decks)
     endif()
     message(STATUS "slides: ${name}.md -> ${output}")
     execute_process(
-      COMMAND "${marp}" ${arguments} -- "${deck}"
+      COMMAND "${marp}" ${arguments} -- "${deck_copy}"
       WORKING_DIRECTORY "${SLIDES_DIR}"
       RESULT_VARIABLE status
       OUTPUT_VARIABLE log
       ERROR_VARIABLE log)
     if(NOT status EQUAL 0 OR NOT EXISTS "${output}")
-      file(REMOVE "${output}")
+      file(REMOVE "${output}" "${deck_copy}")
       message(FATAL_ERROR "slides: marp failed on ${deck} (${status}):\n${log}")
     endif()
     math(EXPR built "${built} + 1")
   endforeach()
+  file(REMOVE "${deck_copy}")
 endforeach()
 
 if(NOT CHROME AND DEFINED PDF_WANTED AND NOT PDF_WANTED)

@@ -8,6 +8,7 @@
 
 #include "gs/reference.hpp"
 #include "lesson_suite.hpp"
+#include "openmp_threads.hpp"
 
 GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
@@ -19,20 +20,7 @@ int threads_in_update_rows(int rows, int threads);
 
 namespace {
 
-// Sets OpenMP's thread count for the lifetime of the object and puts the previous one back,
-// even when an assertion returns early.
-class ThreadCount {
- public:
-  explicit ThreadCount(int threads) : previous_(omp_get_max_threads()) {
-    omp_set_num_threads(threads);
-  }
-  ~ThreadCount() { omp_set_num_threads(previous_); }
-  ThreadCount(const ThreadCount&) = delete;
-  ThreadCount& operator=(const ThreadCount&) = delete;
-
- private:
-  int previous_;
-};
+using gs::test::ThreadCount;
 
 gs::State advance_with_threads(const gs::Implementation& impl, const gs::State& start,
                                const gs::Rates& rates, int steps, int threads) {

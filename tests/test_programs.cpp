@@ -1,8 +1,8 @@
 // The programs end to end, as a user runs them: gray_scott's frames against the reference,
 // every bad input refused with its message and no file left, a full disk and an interrupted
-// run leaving no file, the renderer and the benchmark.
+// run leaving no file, and the benchmark's exit codes. What -o may name and the signals are in
+// test_program_output.cpp, the renderer in test_render.cpp.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
@@ -14,50 +14,18 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "process.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using gs::test::expect_no_output_left;
+using gs::test::Outcome;
+using gs::test::run;
 
-// Runs @p command through the shell; its stdout (and stderr, unless @p keep_stderr_apart) is
-// captured.
-Outcome run(const std::string& command, bool keep_stderr_apart = false) {
-  Outcome outcome;
-  std::FILE* pipe =
-      ::popen((command + (keep_stderr_apart ? " 2>/dev/null" : " 2>&1")).c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) outcome.output += buffer.data();
-  const int status = ::pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return outcome;
-}
-
-fs::path work_dir() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "gs_program_tests";
-  fs::create_directories(dir);
-  return dir;
-}
-
+// A path named @p name in a fresh, empty directory of its own (nothing there yet).
 std::string fresh(const std::string& name) {
-  const fs::path path = work_dir() / name;
-  fs::remove_all(path);
-  return path.string();
-}
-
-// Nothing named like the output, partial or not, may be left in its directory.
-void expect_no_output_left(const std::string& path) {
-  EXPECT_FALSE(fs::exists(path)) << path;
-  for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path())) {
-    EXPECT_EQ(
-        entry.path().filename().string().rfind(fs::path(path).filename().string() + ".partial", 0),
-        std::string::npos)
-        << "partial file left: " << entry.path();
-  }
+  return gs::test::fresh_directory("programs_" + name) + "/" + name;
 }
 
 const std::string kGrayScott = GS_GRAY_SCOTT;
@@ -189,32 +157,63 @@ TEST(GrayScott, GpuImplementationWithoutAGpuIsRefused) {
   expect_no_output_left(path);
 }
 
-TEST(Render, WritesOnePngPerSelectedFrame) {
-  const std::string h5 = fresh("render.h5");
-  ASSERT_EQ(run(kGrayScott + " -r 30 -c 40 -n 6 -e 10 -o " + h5).exit_code, 0);
-  const std::string dir = fresh("render_frames");
-  const Outcome outcome = run(std::string(GS_RENDER) + " " + h5 + " -d " + dir + " --stride 2");
-  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"}) {
-    std::ifstream png(fs::path(dir) / name, std::ios::binary);
-    ASSERT_TRUE(png) << name;
-    char signature[8] = {};
-    png.read(signature, 8);
-    EXPECT_EQ(std::string(signature + 1, 3), "PNG") << name;
-  }
-  EXPECT_FALSE(fs::exists(fs::path(dir) / "frame_00003.png"));
-  const Outcome bad = run(std::string(GS_RENDER) + " " + h5 + " --first 9");
-  EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  const Outcome missing = run(std::string(GS_RENDER) + " " + h5 + ".missing");
-  EXPECT_EQ(missing.exit_code, 1) << missing.output;
-}
-
 TEST(Benchmark, PrintsAMarkdownTable) {
   const Outcome outcome =
       run(std::string(GS_BENCHMARK) + " -r 31 -c 45 -n 2 -e 3 --impl reference");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_NE(outcome.output.find("| implementation |"), std::string::npos) << outcome.output;
   EXPECT_NE(outcome.output.find("| reference |"), std::string::npos) << outcome.output;
+}
+
+// The name of a GPU implementation in this build, or "" when it has none.
+std::string a_gpu_implementation() {
+  const Outcome list = run(kGrayScott + " --list");
+  const std::size_t gpu = list.output.find(" [gpu] ");
+  if (gpu == std::string::npos) return "";
+  const std::size_t line_start = list.output.rfind('\n', gpu) + 1;
+  return list.output.substr(line_start + 4, gpu - line_start - 4);
+}
+
+TEST(Benchmark, AGpuImplementationWithoutAGpuExits3) {
+  if (gs::gpu_status().available) GTEST_SKIP() << "a GPU is present";
+  const std::string gpu = a_gpu_implementation();
+  if (gpu.empty()) GTEST_SKIP() << "this build has no GPU implementation (configured without CUDA)";
+  const std::string benchmark = std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1";
+  const Outcome alone = run(benchmark + " --impl " + gpu);
+  EXPECT_EQ(alone.exit_code, 3) << alone.output;
+  EXPECT_NE(alone.output.find("needs a GPU"), std::string::npos) << alone.output;
+  // Named beside a CPU one: the table of the CPU one is printed, and the missing row is an error.
+  const Outcome mixed = run(benchmark + " --impl reference," + gpu);
+  EXPECT_EQ(mixed.exit_code, 3) << mixed.output;
+  EXPECT_NE(mixed.output.find("| reference |"), std::string::npos) << mixed.output;
+  EXPECT_NE(mixed.output.find("missing from the table"), std::string::npos) << mixed.output;
+}
+
+TEST(Benchmark, NothingLeftToMeasureIsAnError) {
+  const Outcome outcome =
+      run(std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference --skip reference");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("nothing to measure"), std::string::npos) << outcome.output;
+}
+
+TEST(Benchmark, AMarkdownOrCsvFileThatCannotBeWrittenFails) {
+  const std::string dir = fresh("benchmark_files");
+  fs::create_directories(dir);
+  const std::string benchmark =
+      std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference";
+  const Outcome missing_dir = run(benchmark + " --markdown " + dir + "/no/such/dir/table.md");
+  EXPECT_EQ(missing_dir.exit_code, 1) << missing_dir.output;
+  EXPECT_NE(missing_dir.output.find("table.md"), std::string::npos) << missing_dir.output;
+  // Files under a size limit of 0 blocks: opened fine, every write fails (EFBIG), as on a full
+  // disk. The program ignores SIGXFSZ itself, so the failed write is an error, not a kill.
+  for (const std::string flag : {"--markdown", "--csv"}) {
+    const Outcome full =
+        run("sh -c 'ulimit -f 0; exec " + benchmark + " " + flag + " " + dir + "/out'");
+    EXPECT_EQ(full.exit_code, 1) << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("cannot write"), std::string::npos) << flag << ": " << full.output;
+  }
+  const Outcome fine = run(benchmark + " --markdown " + dir + "/table.md --csv " + dir + "/t.csv");
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
 }
 
 }  // namespace

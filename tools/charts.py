@@ -1,10 +1,21 @@
 """The course's charts, drawn from measurement CSV files (docs/data/*.csv).
 
-The CSV schema is the one benchmarks/peers/run.sh writes and the course's C++ rows share: one
-row per implementation and run (CSV_COLUMNS below). Each chart is a subcommand, a function that
-draws it from those rows; today there is one:
+Most charts read tables of runs, in the schema benchmarks/peers/run.sh writes and the course's
+C++ rows share: one row per implementation and run (CSV_COLUMNS below). Each chart is a
+subcommand, a function that draws it:
 
-    python3 tools/charts.py ladder docs/data/*.csv -o docs/figures/ladder.svg [-o ladder.png]
+    python3 tools/charts.py ladder docs/data/ladder-*.csv -o docs/figures/ladder.svg [-o x.png]
+    python3 tools/charts.py roofline LADDER.csv --bandwidth BANDWIDTH.csv --point IMPL=BYTES ...
+    python3 tools/charts.py shapes LADDER.csv --bandwidth BANDWIDTH.csv --impl 'l04-*' ...
+    python3 tools/charts.py threads THREADS.csv -o threads.svg
+    python3 tools/charts.py transfers BANDWIDTH.csv -o transfers.svg
+    python3 tools/charts.py timeline BEFORE.csv [AFTER.csv] --frames 12 -o timeline.svg
+
+tools/make_figures.sh holds the call that draws each of the course's charts. The other kinds
+of file in docs/data/ (OTHER_TABLES): what `gray_scott --timeline FILE` writes (when each frame
+was computed, copied, written, and when the computing thread waited for a free slot), measured
+bandwidths, and one implementation at several thread counts; the ladder skips them. Lines that
+start with # are comments: a file written by hand says there where its numbers were measured.
 
 The figures sit on an opaque white card with rounded corners and dark text, so they read the
 same on GitHub's light and dark themes, and they are deterministic (fixed SVG ids, no date in
@@ -16,7 +27,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import fnmatch
+import math
+import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +55,25 @@ CSV_COLUMNS = (
     "date",
     "commit",
 )
+TIMELINE_COLUMNS = ("lane", "frame", "start_s", "end_s")
+# Measured bandwidths (gray_scott --device, gs_benchmark's copy): one row per kind of transfer.
+BANDWIDTH_COLUMNS = ("transfer", "memory", "gb_per_s", "measured_by")
+# One implementation at several OpenMP thread counts (lesson 02's scaling).
+THREADS_COLUMNS = (
+    "implementation",
+    "threads",
+    "seconds",
+    "cell_updates_per_s",
+    "extrapolated",
+    "device_name",
+    "date",
+    "commit",
+)
+OTHER_TABLES = {  # the other kinds of file in docs/data/, which the ladder skips by name
+    TIMELINE_COLUMNS: "a timeline",
+    BANDWIDTH_COLUMNS: "a table of bandwidths",
+    THREADS_COLUMNS: "a table of thread counts",
+}
 OFFICIAL_CELL_UPDATES = 1080 * 1920 * 32_000  # the official run: 1000 frames x 32 steps
 
 INK = "#1f2328"  # GitHub's light-theme text colour, on the white card in both themes
@@ -52,6 +86,20 @@ COLOURS = {  # (group, device): the course's rungs in blues, the Python peers in
     ("peer", "cpu"): "#fdae6b",
     ("peer", "gpu"): "#d94801",
 }
+LANES = (  # the timeline's lanes, top to bottom, in the colours of docs/figures/async-pipeline.svg
+    # (lane in the CSV, its name on the chart, colour of even frames, colour of odd frames): two
+    # shades, so that frames that follow each other without a gap stay apart.
+    ("compute", "compute", "#2f7d32", "#66a86a"),  # a frame's steps (GPU: and its snapshot)
+    ("copy", "copy", "#c62828", "#e57373"),  # the frame into its host slot (GPU: across PCIe)
+    ("write", "write", "#6f42c1", "#9d7fdb"),  # the HDF5 write of the frame
+    ("wait", "wait for a slot", "#8c959f", "#b8bec5"),  # the computing thread: the ring is full
+)
+KIND_WORDS = {  # how a note names a row's kind
+    "compute": "compute only",
+    "end-to-end": "end to end, its output written",
+    "end-to-end-fsync": "end to end, its output written and flushed to disk",
+}
+MIN_BAR = 0.0015  # a bar shorter than this share of the time axis is drawn this wide, to show
 LEGEND = {
     ("course", "cpu"): "course, CPU",
     ("course", "gpu"): "course, GPU",
@@ -60,21 +108,39 @@ LEGEND = {
 }
 
 
+def read_table(path: str) -> tuple[tuple[str, ...], list[dict]]:
+    """The columns and rows of a CSV file. Lines that start with # are skipped: a file written by
+    hand says there where and when its numbers were measured (device, date, commit)."""
+    if not Path(path).is_file():
+        sys.exit(f"charts.py: {path}: no such file")
+    with open(path, newline="", encoding="utf-8") as file:
+        lines = [line for line in file if not line.lstrip().startswith("#")]
+    reader = csv.DictReader(lines)
+    rows = list(reader)
+    return tuple(reader.fieldnames or ()), rows
+
+
 def read_rows(paths: list[str]) -> list[dict]:
-    """Every row of every file, in order; seconds and rates as floats, extrapolated as bool."""
+    """Every row of every table of runs, in order; seconds and rates as floats, extrapolated as
+    bool. Files of the other kinds in docs/data/ (OTHER_TABLES) are skipped with a message."""
     rows = []
     for path in paths:
-        with open(path, newline="", encoding="utf-8") as file:
-            reader = csv.DictReader(file)
-            missing = set(CSV_COLUMNS) - set(reader.fieldnames or ())
-            if missing:
-                sys.exit(f"charts.py: {path}: missing column(s) {', '.join(sorted(missing))}")
-            for row in reader:
-                row["seconds"] = float(row["seconds"])
-                row["cell_updates_per_s"] = float(row["cell_updates_per_s"])
-                row["extrapolated"] = row["extrapolated"].strip().lower() == "true"
-                row["source"] = path
-                rows.append(row)
+        columns, table = read_table(path)
+        if columns in OTHER_TABLES:
+            print(
+                f"charts.py: skipped {path}: {OTHER_TABLES[columns]}, not a table of runs",
+                file=sys.stderr,
+            )
+            continue
+        missing = set(CSV_COLUMNS) - set(columns)
+        if missing:
+            sys.exit(f"charts.py: {path}: missing column(s) {', '.join(sorted(missing))}")
+        for row in table:
+            row["seconds"] = float(row["seconds"])
+            row["cell_updates_per_s"] = float(row["cell_updates_per_s"])
+            row["extrapolated"] = row["extrapolated"].strip().lower() == "true"
+            row["source"] = path
+            rows.append(row)
     return rows
 
 
@@ -156,9 +222,20 @@ def save(figure: plt.Figure, outputs: list[str]) -> None:
         print(f"charts.py: wrote {output}")
 
 
-def ladder_rows(paths: list[str], kind: str) -> list[dict]:
+def is_excluded(row: dict, patterns: list[str]) -> bool:
+    """Whether the row's implementation matches one of the --exclude patterns (fnmatch)."""
+    return any(fnmatch.fnmatchcase(row["implementation"], pattern) for pattern in patterns)
+
+
+def ladder_rows(paths: list[str], kind: str, exclude: list[str] | None = None) -> list[dict]:
     """The rows of the official run of this kind, the newest per implementation, fastest first."""
-    rows = [row for row in read_rows(paths) if row["kind"] == kind]
+    return official_rows(read_rows(paths), kind, exclude)
+
+
+def official_rows(rows: list[dict], kind: str, exclude: list[str] | None = None) -> list[dict]:
+    """ladder_rows() of rows already read."""
+    paths = sorted({row["source"] for row in rows})
+    rows = [row for row in rows if row["kind"] == kind and not is_excluded(row, exclude or [])]
     for row in rows:
         if not is_official_run(row):
             print(
@@ -172,12 +249,40 @@ def ladder_rows(paths: list[str], kind: str) -> list[dict]:
     return sorted(official, key=lambda row: row["seconds"])
 
 
+def other_kinds(rows: list[dict], kind: str) -> str:
+    """The rows of other kinds (a run with output beside compute-only ones), named for a note."""
+    others = [row for row in rows if row["kind"] != kind]
+    for row in others:
+        print(
+            f"charts.py: not drawn: {row['implementation']} ({row['source']}): kind "
+            f"{row['kind']}, not {kind}",
+            file=sys.stderr,
+        )
+    return "; ".join(
+        f"{row['implementation']}, {format_seconds(row)} {KIND_WORDS.get(row['kind'], row['kind'])}"
+        for row in others
+    )
+
+
 def draw_ladder(args: argparse.Namespace) -> None:
     """Seconds for the official run per implementation, slowest at the top, log scale."""
-    ladder = ladder_rows(args.csv, args.kind)
-    height = 1.9 + 0.3 * len(ladder)
+    rows = read_rows(args.csv)
+    ladder = official_rows(rows, args.kind, args.exclude)
+    left_out = other_kinds(rows, args.kind)
+    what = "compute only" if args.kind == "compute" else "with output"
+    notes = []  # lines under the chart: what it does not show
+    if left_out:
+        notes += textwrap.wrap(
+            f"Not drawn (the bars are {what}): {left_out}", 150, break_on_hyphens=False
+        )
+    if args.exclude:
+        notes += textwrap.wrap(
+            f"Left out of this chart: {', '.join(args.exclude)}", 150, break_on_hyphens=False
+        )
+    extra = 0.17 * max(len(notes) - 1, 0)  # inches for the note lines beyond the first
+    height = 1.9 + 0.3 * len(ladder) + extra
     figure = card_figure(9.0, height)
-    bottom, top = 0.75 / height, 1 - 1.0 / height
+    bottom, top = (0.75 + extra) / height, 1 - 1.0 / height
     axes = figure.add_axes((0.2, bottom, 0.72, top - bottom))
     positions = range(len(ladder))  # the first, fastest row at the bottom
     seconds = [row["seconds"] for row in ladder]
@@ -206,12 +311,14 @@ def draw_ladder(args: argparse.Namespace) -> None:
         handles, legend_labels, loc="lower right", fontsize=8.5, frameon=False, labelcolor=INK
     )
 
-    what = "compute only" if args.kind == "compute" else "with output"
     add_header(
         figure,
         f"The official run, {what}: 1080 × 1920 cells, 32,000 steps",
         "seconds, log scale (~ = extrapolated from a shorter run); " + sources(ladder),
     )
+    for line, note in enumerate(notes):
+        y = 0.18 + 0.17 * (len(notes) - 1 - line)  # inches from the bottom, first line on top
+        figure.text(0.03, y / height, note, fontsize=8, color=MUTED)
     save(figure, args.output)
 
 
@@ -231,10 +338,726 @@ def add_ladder(subcommands: argparse._SubParsersAction) -> None:
         choices=("compute", "end-to-end"),
         help="which rows to draw (compute)",
     )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="leave out implementations matching this pattern, e.g. 'l04-generic-*' (repeatable)",
+    )
     parser.set_defaults(draw=draw_ladder)
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_ladder]
+def read_timeline(path: str, frames: int) -> list[tuple[str, int, float, float]]:
+    """The intervals (lane, frame, start, end) of frames 0 .. frames - 1 of a --timeline file."""
+    columns, table = read_table(path)
+    if columns != TIMELINE_COLUMNS:
+        sys.exit(f"charts.py: {path}: not a timeline (columns {', '.join(TIMELINE_COLUMNS)})")
+    known = {lane for lane, *_ in LANES}
+    intervals = []
+    for row in table:
+        if row["lane"] not in known:
+            sys.exit(f"charts.py: {path}: unknown lane '{row['lane']}'")
+        frame = int(row["frame"])
+        if frame < frames:
+            intervals.append((row["lane"], frame, float(row["start_s"]), float(row["end_s"])))
+    if not intervals:
+        sys.exit(f"charts.py: {path}: no interval of the first {frames} frame(s)")
+    return intervals
+
+
+def time_unit(seconds: float) -> tuple[float, str]:
+    """The scale and name of the unit that shows a time axis of this length in readable numbers."""
+    return (1e3, "ms") if seconds < 2.0 else (1.0, "s")
+
+
+def draw_timeline(args: argparse.Namespace) -> None:
+    """Lanes compute, copy, write and wait against time for the first frames of each run.
+
+    One panel per file, stacked, on the same time axis, so that "before" and "after" compare by
+    length. A bar shorter than MIN_BAR of the axis is drawn that wide: a 0.15 ms copy next to a
+    2 ms write must still show.
+    """
+    if not 1 <= len(args.csv) <= 2:
+        sys.exit("charts.py: timeline: give one or two --timeline files (before, after)")
+    if args.frames < 1:
+        sys.exit("charts.py: timeline: --frames must be at least 1")
+    labels = args.label or []
+    if len(labels) > len(args.csv):
+        sys.exit("charts.py: timeline: more --label than files")
+    labels += [Path(path).stem for path in args.csv[len(labels) :]]
+    runs = [read_timeline(path, args.frames) for path in args.csv]
+    span = max(end for run in runs for _, _, _, end in run)
+    scale, unit = time_unit(span)
+
+    panel_height = 0.32 * len(LANES) + 0.55  # inches: the lanes, the panel's title and ticks
+    height = 1.0 + panel_height * len(runs) + 0.45
+    figure = card_figure(9.0, height)
+    lane_rows = {lane: len(LANES) - 1 - index for index, (lane, *_) in enumerate(LANES)}
+    for index, (run, label) in enumerate(zip(runs, labels)):
+        top = 1 - (1.05 + index * panel_height + 0.25) / height
+        bottom = top - (panel_height - 0.55) / height
+        axes = figure.add_axes((0.16, bottom, 0.8, top - bottom))
+        for lane, _, even, odd in LANES:
+            intervals = [(frame, start, end) for name, frame, start, end in run if name == lane]
+            axes.broken_barh(
+                [
+                    (start * scale, max(end - start, MIN_BAR * span) * scale)
+                    for _, start, end in intervals
+                ],
+                (lane_rows[lane] - 0.38, 0.76),
+                facecolors=[odd if frame % 2 else even for frame, _, _ in intervals],
+                linewidth=0,
+            )
+        # Each write is numbered with its frame where the bar is wide enough for the digits.
+        for name, frame, start, end in run:
+            if name == "write" and (end - start) / span > 0.012 * len(str(frame)):
+                axes.text(
+                    (start + end) / 2 * scale,
+                    lane_rows["write"],
+                    str(frame),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white",
+                )
+        finished = max(end for _, _, _, end in run)
+        shown = len({frame for _, frame, _, _ in run})
+        axes.set_title(
+            f"{label} — {shown} frames done at {finished * scale:.3g} {unit}",
+            loc="left",
+            fontsize=9.5,
+            color=INK,
+            pad=4,
+        )
+        axes.set_yticks([lane_rows[lane] for lane, *_ in LANES], [name for _, name, *_ in LANES])
+        axes.set_ylim(-0.6, len(LANES) - 0.4)
+        axes.set_xlim(0, span * scale * 1.01)
+        axes.tick_params(colors=MUTED, labelsize=8.5)
+        axes.tick_params(axis="y", length=0, labelcolor=INK)
+        axes.grid(axis="x", color=GRID, linewidth=0.8)
+        axes.set_axisbelow(True)
+        axes.set_facecolor("white")
+        for side in ("top", "right", "left"):
+            axes.spines[side].set_visible(False)
+        axes.spines["bottom"].set_color(CARD_EDGE)
+        if index == len(runs) - 1:
+            axes.set_xlabel(f"{unit} since the run's clock started", fontsize=8.5, color=MUTED)
+
+    subtitle = (
+        f"the first {args.frames} frames of each run on one time axis; frames alternate dark and "
+        "light, writes are numbered"
+    )
+    if args.note:
+        subtitle += "\n" + args.note
+    add_header(figure, args.title, subtitle)
+    save(figure, args.output)
+
+
+def add_timeline(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("timeline", help=draw_timeline.__doc__)
+    parser.add_argument(
+        "csv", nargs="+", help="one or two files written by gray_scott --timeline: before, after"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        required=True,
+        help="figure to write, .svg or .png (repeat for both)",
+    )
+    parser.add_argument(
+        "--frames", type=int, default=12, help="how many frames to draw, from frame 0 (12)"
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        help="name of each run, in the order of the files (default: the file's name)",
+    )
+    parser.add_argument(
+        "--title", default="One frame's journey: compute, copy, write", help="the figure's title"
+    )
+    parser.add_argument(
+        "--note", default="", help="a second line under the title: device, date, commit, command"
+    )
+    parser.set_defaults(draw=draw_timeline)
+
+
+def add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        required=True,
+        help="figure to write, .svg or .png (repeat for both)",
+    )
+
+
+def style_axes(axes: plt.Axes, grid_axis: str) -> None:
+    """The course's look: muted ticks, a light grid behind the data, no box around the plot."""
+    axes.tick_params(colors=MUTED, labelsize=8.5)
+    axes.grid(axis=grid_axis, color=GRID, linewidth=0.8)
+    axes.set_axisbelow(True)
+    axes.set_facecolor("white")
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    for side in ("bottom", "left"):
+        axes.spines[side].set_color(CARD_EDGE)
+
+
+def read_bandwidths(path: str) -> list[dict]:
+    """The rows of a table of measured bandwidths (BANDWIDTH_COLUMNS), GB/s as floats."""
+    columns, rows = read_table(path)
+    if columns != BANDWIDTH_COLUMNS:
+        sys.exit(f"charts.py: {path}: not a table of bandwidths ({', '.join(BANDWIDTH_COLUMNS)})")
+    for row in rows:
+        row["gb_text"] = row["gb_per_s"].strip()  # as measured, trailing zeros kept: 14.0
+        row["gb_per_s"] = float(row["gb_per_s"])
+    return rows
+
+
+def device_copy(path: str, measured_by: str) -> float:
+    """The device copy bandwidth in bytes/s (read + write) that `measured_by` measured."""
+    copies = [
+        row
+        for row in read_bandwidths(path)
+        if row["transfer"] == "device copy" and row["measured_by"] == measured_by
+    ]
+    if len(copies) != 1:
+        sys.exit(f"charts.py: {path}: expected one 'device copy' row measured by '{measured_by}'")
+    return copies[0]["gb_per_s"] * 1e9
+
+
+def rows_by_implementation(paths: list[str]) -> dict[str, dict]:
+    """The official compute-only rows, the newest per implementation, by name."""
+    return {row["implementation"]: row for row in ladder_rows(paths, "compute")}
+
+
+def parse_pairs(pairs: list[str], flag: str) -> list[tuple[str, str]]:
+    """NAME=VALUE arguments, in order."""
+    parsed = []
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name or not value:
+            sys.exit(f"charts.py: {flag} {pair}: expected NAME=VALUE")
+        parsed.append((name, value))
+    return parsed
+
+
+def spread_labels(values: list[float], gap: float) -> list[float]:
+    """Positions for labels of these (sorted) values, at least `gap` apart, centred on them."""
+    positions = list(values)
+    for index in range(1, len(positions)):
+        positions[index] = max(positions[index], positions[index - 1] + gap)
+    shift = (sum(positions) - sum(values)) / len(values)
+    return [position - shift for position in positions]
+
+
+def draw_roofline(args: argparse.Namespace) -> None:
+    """The H100's roofline: FLOP/s against FLOP per byte of DRAM traffic, with the lessons' points.
+
+    The memory roof is the measured device copy; the compute roof a datasheet's FP32 rate. Each
+    point's x is the model's bytes per cell-update (not measured traffic), its y the measured
+    cell-updates/s times one FLOP count for every implementation (the problem's useful work).
+    """
+    runs = rows_by_implementation(args.csv)
+    bandwidth = device_copy(args.bandwidth, args.copy_measured_by)
+    peak = args.peak_tflops * 1e12
+    ridge = peak / bandwidth
+    points = []
+    for name, bytes_text in parse_pairs(args.point, "--point"):
+        if name not in runs:
+            sys.exit(f"charts.py: roofline: no official compute row of {name} in the CSV files")
+        bytes_per_cell = float(bytes_text)
+        intensity = args.flop_per_cell / bytes_per_cell
+        flops = runs[name]["cell_updates_per_s"] * args.flop_per_cell
+        roof = min(peak, bandwidth * intensity)
+        points.append((name, bytes_per_cell, intensity, flops, flops / roof))
+    if not points:
+        sys.exit("charts.py: roofline: give at least one --point IMPLEMENTATION=BYTES")
+
+    height = 6.4
+    figure = card_figure(9.0, height)
+    axes = figure.add_axes((0.1, 1.05 / height, 0.86, 1 - 2.35 / height))
+    x_low, x_high = 0.08, 200.0
+    y_low, y_high = 5e11, 2.5e14
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlim(x_low, x_high)
+    axes.set_ylim(y_low, y_high)
+    # The roofs: bandwidth x intensity up to the ridge, then the compute rate.
+    axes.plot([x_low, ridge, x_high], [bandwidth * x_low, peak, peak], color=INK, linewidth=1.6)
+    axes.fill_between(
+        [x_low, ridge, x_high], [bandwidth * x_low, peak, peak], y_low, color="#f3f5f7", zorder=0
+    )
+    # The memory roof's label runs along it, at the angle the line has on the page.
+    (x0, y0), (x1, y1) = axes.transData.transform([(1.0, bandwidth), (10.0, bandwidth * 10.0)])
+    slope_x = 0.14
+    axes.text(
+        slope_x,
+        bandwidth * slope_x * 1.25,
+        f"memory roof: {bandwidth / 1e9:.0f} GB/s, measured",
+        rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)),
+        rotation_mode="anchor",
+        fontsize=8.5,
+        color=INK,
+    )
+    axes.text(
+        x_high / 1.1,
+        peak / 1.3,
+        f"FP32 roof: {args.peak_tflops:g} TFLOP/s\n({args.peak_label})",
+        ha="right",
+        va="top",
+        fontsize=8.5,
+        color=INK,
+    )
+    axes.axvline(ridge, color=MUTED, linewidth=0.8, linestyle=":")
+    axes.text(
+        ridge * 1.08,
+        y_low * 1.3,
+        f"ridge: {ridge:.1f} FLOP/B",
+        fontsize=8,
+        color=MUTED,
+        rotation=90,
+    )
+
+    # The points. A lone point is labelled to its right; several that share an intensity (the
+    # one-step kernels) are labelled above and left of them, where no point can be: above the roof.
+    by_intensity: dict[float, list] = {}
+    for point in points:
+        by_intensity.setdefault(point[2], []).append(point)
+    for intensity, group in sorted(by_intensity.items()):
+        group.sort(key=lambda point: point[3])
+        several = len(group) > 1
+        lift = 0.4 if several else 0.0  # decades above the points
+        label_y = spread_labels([math.log10(point[3]) + lift for point in group], 0.085)
+        for point, position in zip(group, label_y):
+            name, _, _, flops, share = point
+            axes.plot(
+                intensity, flops, "o", color=COLOURS[("course", "gpu")], markersize=7, zorder=3
+            )
+            axes.annotate(
+                (
+                    f"{name}: {share * 100:.0f} % of the roof"
+                    if several
+                    else f"{name}: {flops / 1e12:.1f} TFLOP/s, {share * 100:.0f} % of its roof"
+                ),
+                xy=(intensity, flops),
+                xytext=(intensity / 1.5 if several else intensity * 1.45, 10**position),
+                ha="right" if several else "left",
+                va="center",
+                fontsize=8.5,
+                color=INK,
+                arrowprops={
+                    "arrowstyle": "-",
+                    "color": MUTED,
+                    "linewidth": 0.7,
+                    "relpos": (1.0, 0.5) if several else (0.0, 0.5),
+                    "shrinkB": 4,
+                },
+            )
+    for intensity, group in sorted(by_intensity.items()):
+        axes.text(
+            intensity,
+            y_low * 1.3,
+            f"{group[0][1]:g} B per\ncell-update",
+            ha="center",
+            fontsize=8,
+            color=MUTED,
+        )
+    # From one step per launch to several: the same bytes serve more cell-updates.
+    intensities = sorted(by_intensity)
+    if len(intensities) > 1:
+        start = max(by_intensity[intensities[0]], key=lambda point: point[3])
+        end = max(by_intensity[intensities[-1]], key=lambda point: point[3])
+        axes.annotate(
+            "",
+            xy=(end[2] / 1.12, end[3]),
+            xytext=(start[2] * 1.12, start[3]),
+            arrowprops={"arrowstyle": "->", "color": COLOURS[("course", "gpu")], "linewidth": 1.2},
+        )
+        if args.step_label:
+            middle_x = math.sqrt(start[2] * end[2])
+            middle_y = math.sqrt(start[3] * end[3])
+            axes.text(
+                middle_x,
+                middle_y * 0.8,
+                args.step_label,
+                ha="left",
+                va="top",
+                fontsize=8,
+                color=COLOURS[("course", "gpu")],
+            )
+
+    axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: f"{y / 1e12:g} T"))
+    axes.set_xlabel(
+        "arithmetic intensity: FLOP per byte of DRAM traffic (the model's bytes)",
+        fontsize=8.5,
+        color=MUTED,
+    )
+    axes.set_ylabel("FLOP/s", fontsize=8.5, color=MUTED)
+    style_axes(axes, "both")
+
+    dates = sorted({(runs[point[0]]["date"], runs[point[0]]["commit"]) for point in points})
+    when = ", ".join(f"{date} ({commit})" for date, commit in dates)
+    add_header(
+        figure,
+        args.title,
+        f"y: measured cell-updates/s × {args.flop_per_cell:g} FLOP per cell-update "
+        f"({runs[points[0][0]]['device_name']}, {when}; the memory roof of the same sitting)\n"
+        "x: the model's bytes per cell-update, u and v read and written once per trip to "
+        "memory; not measured traffic",
+    )
+    for line, text in enumerate(args.note):
+        figure.text(0.03, (0.5 - 0.2 * line) / height, text, fontsize=7.5, color=MUTED)
+    save(figure, args.output)
+
+
+def add_roofline(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("roofline", help=draw_roofline.__doc__.splitlines()[0])
+    parser.add_argument("csv", nargs="+", help="tables of runs: the measured cell-updates/s")
+    parser.add_argument(
+        "--bandwidth", required=True, help="table of bandwidths with the device copy (memory roof)"
+    )
+    parser.add_argument(
+        "--copy-measured-by",
+        default="gs_benchmark",
+        help="which device copy row is the memory roof (gs_benchmark)",
+    )
+    parser.add_argument(
+        "--peak-tflops", type=float, required=True, help="the compute roof, FP32 TFLOP/s"
+    )
+    parser.add_argument(
+        "--peak-label", default="datasheet", help="where the compute roof comes from, in brief"
+    )
+    parser.add_argument(
+        "--flop-per-cell",
+        type=float,
+        required=True,
+        help="FLOP per cell-update, one count for every point",
+    )
+    parser.add_argument(
+        "--point",
+        action="append",
+        default=[],
+        metavar="IMPLEMENTATION=BYTES",
+        help="a point: the implementation and the model's bytes per cell-update (repeatable)",
+    )
+    parser.add_argument("--title", default="The roofline", help="the figure's title")
+    parser.add_argument(
+        "--step-label",
+        default="",
+        help="words on the arrow from the lowest to the highest intensity",
+    )
+    parser.add_argument(
+        "--note", action="append", default=[], help="a line at the bottom: sources (repeatable)"
+    )
+    add_output(parser)
+    parser.set_defaults(draw=draw_roofline)
+
+
+def read_threads(path: str) -> list[dict]:
+    """The rows of a table of thread counts (THREADS_COLUMNS), numbers converted."""
+    columns, rows = read_table(path)
+    if columns != THREADS_COLUMNS:
+        sys.exit(f"charts.py: {path}: not a table of thread counts ({', '.join(THREADS_COLUMNS)})")
+    for row in rows:
+        row["threads"] = int(row["threads"])
+        row["cell_updates_per_s"] = float(row["cell_updates_per_s"])
+        row["seconds"] = float(row["seconds"]) if row["seconds"].strip() else None
+        row["extrapolated"] = row["extrapolated"].strip().lower()
+    return sorted(rows, key=lambda row: row["threads"])
+
+
+def draw_threads(args: argparse.Namespace) -> None:
+    """Cell-updates/s at each thread count, as bars, against linear scaling from one thread.
+
+    Bars, not a curve: each bar is a run of its own (a few thread counts, on different days or
+    commits), too few points to draw a line through.
+    """
+    rows = read_threads(args.csv)
+    singles = [row for row in rows if row["threads"] == 1]
+    if not singles:
+        sys.exit(f"charts.py: threads: {args.csv} has no run on 1 thread to scale from")
+    single = singles[0]["cell_updates_per_s"]
+    height = 4.9
+    figure = card_figure(9.0, height)
+    axes = figure.add_axes((0.1, 1.0 / height, 0.86, 1 - 2.1 / height))
+    positions = range(len(rows))
+    rates = [row["cell_updates_per_s"] / 1e9 for row in rows]
+    colours = [COLOURS[("course", "cpu")] if row["threads"] == 1 else "#4292c6" for row in rows]
+    axes.bar(positions, rates, color=colours, width=0.6)
+    ideal_drawn = False
+    for position, row in zip(positions, rows):
+        rate = row["cell_updates_per_s"]
+        if row["threads"] > 1:
+            ideal = single * row["threads"] / 1e9
+            axes.plot(
+                [position - 0.38, position + 0.38],
+                [ideal, ideal],
+                color=INK,
+                linestyle="--",
+                linewidth=1.1,
+                label=None if ideal_drawn else f"linear scaling: {single / 1e9:.2f} G × threads",
+            )
+            ideal_drawn = True
+        seconds = (
+            f", {'~' if row['extrapolated'] == 'true' else ''}{row['seconds']:.3g} s"
+            if row["seconds"]
+            else ""
+        )
+        axes.text(
+            position,
+            rate / 1e9 + 0.12,
+            f"{rate / 1e9:.2f} G/s{seconds}"
+            + (f"\n{rate / single:.1f}× one thread" if row["threads"] > 1 else ""),
+            ha="center",
+            va="bottom",
+            fontsize=8.5,
+            color=INK,
+        )
+    labels = [
+        f"{row['threads']} thread{'s' if row['threads'] > 1 else ''}\n{row['implementation']}\n"
+        f"{row['commit']}{' (full run)' if row['extrapolated'] == 'false' else ''}"
+        for row in rows
+    ]
+    axes.set_xticks(list(positions), labels, fontsize=8.5, color=INK)
+    axes.set_ylabel("G cell-updates/s", fontsize=8.5, color=MUTED)
+    axes.set_ylim(0, max(single * max(row["threads"] for row in rows) / 1e9, max(rates)) * 1.12)
+    style_axes(axes, "y")
+    axes.tick_params(axis="x", length=0, labelcolor=INK)
+    axes.legend(loc="upper left", fontsize=8.5, frameon=False, labelcolor=INK)
+    add_header(figure, args.title, args.note)
+    save(figure, args.output)
+
+
+def add_threads(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("threads", help=draw_threads.__doc__.splitlines()[0])
+    parser.add_argument("csv", help="a table of thread counts (docs/data/threads-*.csv)")
+    parser.add_argument("--title", default="Threads", help="the figure's title")
+    parser.add_argument("--note", default="", help="the lines under the title: machine, runs")
+    add_output(parser)
+    parser.set_defaults(draw=draw_threads)
+
+
+LAUNCH_SHAPE = re.compile(r"(\d+)x(\d+)(?:-(\d+)rows)?")  # l04-generic-32x8, ...-64x2-4rows
+
+
+def draw_shapes(args: argparse.Namespace) -> None:
+    """A block-size sweep: each launch's share of the measured copy bandwidth, with its seconds.
+
+    The share is what one step per launch can reach: 16 bytes per cell-update (u and v read and
+    written once) at the implementation's rate, over the device copy of the same sitting.
+    """
+    rows = [
+        row
+        for row in ladder_rows(args.csv, "compute")
+        if any(fnmatch.fnmatchcase(row["implementation"], pattern) for pattern in args.impl)
+    ]
+    if not rows:
+        sys.exit(f"charts.py: shapes: no official compute row matches {', '.join(args.impl)}")
+    bandwidth = device_copy(args.bandwidth, args.copy_measured_by)
+    floor = 16 * OFFICIAL_CELL_UPDATES / bandwidth
+    names = dict(parse_pairs(args.label, "--label"))
+    kinds = {  # cells per thread, read from the launch in the bar's name: colour, text colour
+        "1": ("one cell per thread", "#9ecae1", INK),
+        "2": ("2 cells of a column per thread", "#4292c6", "white"),
+        "4": ("4 cells of a column per thread", "#08519c", "white"),
+        "?": ("launch not in the name", "#8c959f", "white"),
+    }
+
+    def name_of(row: dict) -> str:
+        return names.get(row["implementation"], row["implementation"])
+
+    def kind_of(row: dict) -> str:
+        match = LAUNCH_SHAPE.search(name_of(row))
+        return (match.group(3) or "1") if match else "?"
+
+    rows.sort(key=lambda row: row["cell_updates_per_s"])  # the best at the top
+    height = 2.2 + 0.32 * len(rows)
+    figure = card_figure(9.0, height)
+    bottom, top = 1.1 / height, 1 - 1.05 / height
+    axes = figure.add_axes((0.32, bottom, 0.63, top - bottom))
+    positions = range(len(rows))
+    shares = [16 * row["cell_updates_per_s"] / bandwidth * 100 for row in rows]
+    axes.barh(positions, shares, color=[kinds[kind_of(row)][1] for row in rows], height=0.68)
+    for position, row, share in zip(positions, rows, shares):
+        axes.text(
+            share - 1.0,
+            position,
+            f"{share:.0f} %   {row['seconds']:.3f} s",
+            ha="right",
+            va="center",
+            fontsize=8.5,
+            color=kinds[kind_of(row)][2],
+        )
+    axes.set_yticks(list(positions), [name_of(row) for row in rows], fontsize=9, color=INK)
+    axes.axvline(100, color=INK, linewidth=1.0, linestyle="--")
+    axes.text(
+        100.8,
+        len(rows) - 1,
+        f"the copy:\n{bandwidth / 1e9:.0f} GB/s,\n{floor:.3f} s",
+        ha="left",
+        va="center",
+        fontsize=8,
+        color=INK,
+    )
+    axes.set_xlim(0, 112)
+    axes.set_ylim(-0.6, len(rows) - 0.4)
+    axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g} %"))
+    axes.set_xticks(range(0, 101, 20))
+    style_axes(axes, "x")
+    axes.tick_params(axis="y", length=0, labelcolor=INK)
+    axes.spines["left"].set_visible(False)
+    axes.set_xlabel(
+        "share of the measured copy bandwidth (16 B per cell-update at the measured rate), "
+        "and seconds",
+        fontsize=8.5,
+        color=MUTED,
+    )
+    present = [key for key in kinds if any(kind_of(row) == key for row in rows)]
+    figure.legend(
+        [plt.Rectangle((0, 0), 1, 1, color=kinds[key][1]) for key in present],
+        [kinds[key][0] for key in present],
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.1 / height),
+        ncol=len(present),
+        fontsize=8.5,
+        frameon=False,
+        labelcolor=INK,
+    )
+    add_header(
+        figure,
+        args.title,
+        f"{args.note}\n{sources(rows).splitlines()[0]}; {rows[0]['device_name']}",
+    )
+    save(figure, args.output)
+
+
+def add_shapes(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("shapes", help=draw_shapes.__doc__.splitlines()[0])
+    parser.add_argument("csv", nargs="+", help="tables of runs")
+    parser.add_argument(
+        "--bandwidth", required=True, help="table of bandwidths with the device copy of the sitting"
+    )
+    parser.add_argument(
+        "--copy-measured-by", default="gs_benchmark", help="which device copy row (gs_benchmark)"
+    )
+    parser.add_argument(
+        "--impl",
+        action="append",
+        required=True,
+        metavar="PATTERN",
+        help="implementations to draw, e.g. 'l04-*' (repeatable)",
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="IMPLEMENTATION=TEXT",
+        help="a bar's name instead of the implementation's (drawn as another kernel)",
+    )
+    parser.add_argument("--title", default="Launch shapes", help="the figure's title")
+    parser.add_argument("--note", default="", help="a line under the title: the command")
+    add_output(parser)
+    parser.set_defaults(draw=draw_shapes)
+
+
+FRAME_BYTES = 1080 * 1920 * 4  # one official frame of v, float32
+
+
+def draw_transfers(args: argparse.Namespace) -> None:
+    """Measured bandwidths of host <-> device copies against the device's own copy, to scale."""
+    rows = [row for row in read_bandwidths(args.csv) if row["measured_by"] == args.measured_by]
+    if not rows:
+        sys.exit(f"charts.py: transfers: no row measured by '{args.measured_by}' in {args.csv}")
+    colours = {  # the palette of docs/figures: PCIe crossings red (the cost), the device green
+        "pageable": "#e57373",
+        "pinned": "#c62828",
+        "device": "#2f7d32",
+    }
+    crossing = max(
+        (row["gb_per_s"] for row in rows if row["transfer"] != "device copy"), default=None
+    )
+    rows = list(reversed(rows))  # the file's first row at the top
+    height = 2.0 + 0.42 * len(rows)
+    figure = card_figure(9.0, height)
+    bottom, top = 0.8 / height, 1 - 1.05 / height
+    axes = figure.add_axes((0.27, bottom, 0.68, top - bottom))
+    positions = range(len(rows))
+    rates = [row["gb_per_s"] for row in rows]
+    axes.barh(
+        positions, rates, color=[colours.get(row["memory"], MUTED) for row in rows], height=0.62
+    )
+    widest = max(rates)
+    for position, row in zip(positions, rows):
+        seconds = FRAME_BYTES / (row["gb_per_s"] * 1e9)
+        text = f"{row['gb_text']} GB/s: a frame of v (8.3 MB) in "
+        if row["transfer"] == "device copy":
+            # A device copy's bandwidth counts the bytes read and the bytes written.
+            seconds *= 2
+            text += f"{seconds * 1e6:.1f} µs"
+            if crossing:
+                text += f"; {row['gb_per_s'] / crossing:.0f}× the fastest PCIe transfer"
+        else:
+            text += f"{seconds * 1e3:.2f} ms"
+        inside = row["gb_per_s"] > widest / 2
+        axes.text(
+            row["gb_per_s"] - widest * 0.01 if inside else row["gb_per_s"] + widest * 0.01,
+            position,
+            text,
+            ha="right" if inside else "left",
+            va="center",
+            fontsize=8.5,
+            color="white" if inside else INK,
+        )
+    axes.set_yticks(
+        list(positions),
+        [
+            f"{row['transfer']}, {row['memory']} memory"
+            if row["memory"] != "device"
+            else row["transfer"]
+            for row in rows
+        ],
+        fontsize=9,
+        color=INK,
+    )
+    axes.set_xlim(0, widest * 1.02)
+    axes.set_ylim(-0.6, len(rows) - 0.4)
+    axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    axes.set_xlabel("GB/s, to scale", fontsize=8.5, color=MUTED)
+    style_axes(axes, "x")
+    axes.tick_params(axis="y", length=0, labelcolor=INK)
+    axes.spines["left"].set_visible(False)
+    add_header(figure, args.title, args.note)
+    save(figure, args.output)
+
+
+def add_transfers(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("transfers", help=draw_transfers.__doc__.splitlines()[0])
+    parser.add_argument("csv", help="a table of bandwidths (docs/data/bandwidth-*.csv)")
+    parser.add_argument(
+        "--measured-by",
+        default="gray_scott --device",
+        help="which rows to draw, by the tool that measured them (gray_scott --device)",
+    )
+    parser.add_argument("--title", default="Transfers", help="the figure's title")
+    parser.add_argument(
+        "--note", default="", help="the lines under the title: device, date, commit"
+    )
+    add_output(parser)
+    parser.set_defaults(draw=draw_transfers)
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    add_ladder,
+    add_timeline,
+    add_roofline,
+    add_threads,
+    add_shapes,
+    add_transfers,
+]
 
 
 def main(argv: list[str] | None = None) -> int:

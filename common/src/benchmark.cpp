@@ -2,9 +2,15 @@
 // compute only, and the table compares them. Speed is measured here, never in a test.
 #include "gs/benchmark.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -39,21 +45,6 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 // Times whole frames until the run is done or the time budget is spent. The first frame is a
 // warm-up (first-touch page faults, module loading, clocks ramping up), then the state is
 // loaded again so every implementation times the same steps from the same state. The device is
@@ -85,17 +76,12 @@ Row measure(const Implementation& impl, const Params& params, double budget_seco
 // One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share.
 void append_csv(const std::string& path, const std::vector<Row>& rows, const Params& params,
                 const std::string& date, const std::string& commit) {
-  const bool fresh = !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0;
-  std::ofstream file(path, std::ios::app);
-  if (fresh) {
-    file << "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,"
-            "extrapolated,device_name,date,commit\n";
-  }
+  std::ofstream file = gs::open_measurement_csv(path);
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
-    std::string device_name = gpu ? gpu_status().name : cpu_model();
+    std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
     std::replace(device_name.begin(), device_name.end(), ',', ' ');
     file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
          << std::setprecision(6) << seconds << ","
@@ -107,10 +93,154 @@ void append_csv(const std::string& path, const std::vector<Row>& rows, const Par
   if (!file) throw std::runtime_error("cannot write '" + path + "'");
 }
 
+// Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, with
+// write(2), then fsync(2) if asked, and deletes it: the disk's own speed for the output, the
+// yardstick of the end-to-end mode. Returns the seconds from open to close.
+double raw_write_seconds(const std::string& directory, std::int64_t bytes, std::size_t chunk,
+                         bool flush) {
+  const std::string path =
+      (std::filesystem::path(directory) / "gs_benchmark_raw_write.tmp").string();
+  std::vector<char> buffer(std::max<std::size_t>(chunk, 1), 'g');
+  Stopwatch clock;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw std::runtime_error("cannot create '" + path +
+                             "' for the raw write: " + std::strerror(errno));
+  }
+  std::int64_t left = bytes;
+  std::string failure;
+  while (left > 0 && failure.empty()) {
+    const std::size_t now = static_cast<std::size_t>(std::min<std::int64_t>(left, buffer.size()));
+    std::size_t done = 0;
+    while (done < now) {
+      const ssize_t written = ::write(fd, buffer.data() + done, now - done);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        failure = std::string("writing failed: ") + std::strerror(errno);
+        break;
+      }
+      done += static_cast<std::size_t>(written);
+    }
+    left -= static_cast<std::int64_t>(done);
+  }
+  if (failure.empty() && flush && ::fsync(fd) != 0) {
+    failure = std::string("fsync failed: ") + std::strerror(errno);
+  }
+  if (::close(fd) != 0 && failure.empty())
+    failure = std::string("close failed: ") + std::strerror(errno);
+  const double seconds = clock.seconds();
+  ::unlink(path.c_str());
+  if (!failure.empty()) throw std::runtime_error("raw write of '" + path + "': " + failure);
+  return seconds;
+}
+
+struct EndToEndRow {
+  const Implementation* implementation = nullptr;
+  RunResult result;
+  double raw_before = 0.0;
+  double raw_after = 0.0;
+};
+
+// The end-to-end mode: each implementation through the frame loop, output in `directory`,
+// between two raw writes of the same bytes to the same directory.
+int run_end_to_end(const std::vector<const Implementation*>& selected, const Params& params,
+                   const std::string& directory, bool flush, const FrameLoop& loop,
+                   const std::string& program_name, const std::string& header,
+                   const std::string& markdown_path, const std::string& csv_path,
+                   const std::string& date, const std::string& commit) {
+  std::vector<EndToEndRow> rows;
+  const std::size_t frame_bytes = static_cast<std::size_t>(params.cells()) * sizeof(float);
+  for (const Implementation* impl : selected) {
+    EndToEndRow row;
+    row.implementation = impl;
+    ProgramOptions options;
+    options.params = params;
+    options.params.output =
+        (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
+    options.fsync = flush;
+    try {
+      std::cerr << "  raw write of " << si(static_cast<double>(params.output_bytes()), "B")
+                << " ..." << std::flush;
+      row.raw_before = raw_write_seconds(directory, params.output_bytes(), frame_bytes, flush);
+      std::cerr << " " << std::fixed << std::setprecision(3) << row.raw_before << " s\n  running "
+                << impl->name << " with output ..." << std::flush;
+      row.result = loop.run(*impl, options);
+      std::filesystem::remove(options.params.output);
+      std::cerr << " " << row.result.seconds << " s\n  raw write again ..." << std::flush;
+      row.raw_after = raw_write_seconds(directory, params.output_bytes(), frame_bytes, flush);
+      std::cerr << " " << row.raw_after << " s\n";
+    } catch (const std::exception& error) {
+      std::error_code ignored;
+      std::filesystem::remove(options.params.output, ignored);
+      std::cerr << " failed: " << error.what() << "\n";
+      return kExitFailure;
+    }
+    rows.push_back(std::move(row));
+  }
+  std::ostringstream table;
+  table << "\nEnd to end, output to " << directory
+        << (flush ? ", flushed (fsync) on both sides" : ", not flushed (no fsync) on either side")
+        << "\n\n";
+  table << "| implementation | wall s | start-up s | compute s | copy s | write s | flush s | "
+           "waits | raw write s (before, after) | wall / raw |\n";
+  table << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const EndToEndRow& row : rows) {
+    const RunResult& r = row.result;
+    const double raw = 0.5 * (row.raw_before + row.raw_after);
+    table << "| " << row.implementation->name << " | " << std::fixed << std::setprecision(3)
+          << r.seconds << " | " << r.startup_seconds << " | " << r.compute_seconds << " | "
+          << r.copy_seconds << " | " << r.write_seconds << " | " << r.flush_seconds << " | "
+          << r.waits << " | " << row.raw_before << ", " << row.raw_after << " | "
+          << std::setprecision(2) << (raw > 0 ? r.seconds / raw : 0.0) << " |\n";
+  }
+  table << "\nwall / raw: the program's wall time over the mean of the two raw writes of the same "
+           "bytes (write(2) of one frame at a time"
+        << (flush ? ", then fsync" : "") << ").\n";
+  std::cout << table.str() << std::flush;
+  int status = kExitSuccess;
+  if (!markdown_path.empty()) {
+    std::ofstream file(markdown_path);
+    file << header << table.str();
+    file.flush();
+    if (!file) {
+      std::cerr << program_name << ": error: cannot write '" << markdown_path << "'\n";
+      status = kExitFailure;
+    }
+  }
+  if (!csv_path.empty()) {
+    std::ofstream file = gs::open_measurement_csv(csv_path);
+    const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
+    for (const EndToEndRow& row : rows) {
+      const Implementation& impl = *row.implementation;
+      const bool gpu = impl.device == Device::gpu;
+      std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
+      std::replace(device_name.begin(), device_name.end(), ',', ' ');
+      file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind << ","
+           << std::setprecision(6) << row.result.seconds << ","
+           << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
+           << device_name << "," << date << "," << commit << "\n";
+      file << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
+           << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
+           << "," << commit << "\n";
+    }
+    file.flush();
+    if (!file) {
+      std::cerr << program_name << ": error: cannot write '" << csv_path << "'\n";
+      status = kExitFailure;
+    }
+  }
+  if (!std::cout) status = kExitFailure;
+  return status;
+}
+
 }  // namespace
 
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
-                  const std::string& program_name, const std::string& commit) {
+                  const std::string& program_name, const std::string& commit,
+                  const FrameLoop& loop) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   Params params;
   std::string only;
   std::string skip;
@@ -134,6 +264,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
       ->check(CLI::PositiveNumber);
   app.add_option("--markdown", markdown_path, "also write the table to this file");
   app.add_option("--csv", csv_path, "also append one CSV row per implementation to this file");
+  std::string end_to_end;
+  bool flush = false;
+  app.add_option("--end-to-end", end_to_end,
+                 "run each implementation with its output written into this directory, beside "
+                 "a raw write of the same bytes there (the file is deleted after each run)");
+  app.add_flag("--fsync", flush, "end-to-end: flush the output (and the raw write) with fsync");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -179,13 +315,14 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     return refused_for_gpu > 0 ? kExitNoGpu : kExitUsage;
   }
 
-  const std::string date = today();
+  const std::string date = gs::today_utc();
   std::ostringstream header;
   header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", " << params.frames
          << " frames x " << params.steps_per_frame << " steps = " << params.total_steps()
-         << " steps, compute only\n\n";
+         << " steps, " << (end_to_end.empty() ? "compute only" : "end to end with output")
+         << "\n\n";
   header << "- date: " << date << ", commit: " << commit << "\n";
-  header << "- CPU: " << cpu_model() << ", " << std::thread::hardware_concurrency()
+  header << "- CPU: " << gs::cpu_model() << ", " << std::thread::hardware_concurrency()
          << " hardware threads\n";
   double bandwidth = 0.0;
   try {
@@ -201,6 +338,10 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     return kExitFailure;
   }
   std::cout << header.str() << std::flush;
+  if (!end_to_end.empty()) {
+    return run_end_to_end(selected, params, end_to_end, flush, loop, program_name, header.str(),
+                          markdown_path, csv_path, date, commit);
+  }
 
   std::vector<Row> rows;
   for (const Implementation* impl : selected) {
@@ -273,6 +414,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
   if (!std::cout) {
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;
+  }
+  // A row that --impl asked for by name is missing: the promised table is incomplete.
+  if (refused_for_gpu > 0 && !wanted.empty() && status == kExitSuccess) {
+    std::cerr << program_name << ": error: " << refused_for_gpu
+              << " implementation(s) named by --impl need a GPU and are missing from the table\n";
+    status = kExitNoGpu;
   }
   for (const Row& row : rows) {
     if (!row.finite) {

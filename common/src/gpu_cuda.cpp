@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -85,6 +86,56 @@ double measured_copy_bandwidth() {
   return bandwidth;
 }
 
+namespace {
+
+// Median bandwidth of `repeats` copies of `bytes` from `source` to `target` (after one warm-up).
+double median_copy_rate(void* target, const void* source, std::size_t bytes, cudaMemcpyKind kind) {
+  std::vector<double> rates;
+  for (int repeat = 0; repeat < 6; ++repeat) {
+    EventPair events;
+    GS_CUDA_CHECK(cudaEventRecord(events.start));
+    GS_CUDA_CHECK(cudaMemcpy(target, source, bytes, kind));
+    GS_CUDA_CHECK(cudaEventRecord(events.stop));
+    GS_CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float ms = 0.0f;
+    GS_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    if (repeat > 0 && ms > 0.0f) rates.push_back(static_cast<double>(bytes) / (ms * 1e-3));
+  }
+  std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+  return rates[rates.size() / 2];
+}
+
+struct PinnedFree {
+  void operator()(void* pointer) const { cudaFreeHost(pointer); }
+};
+
+}  // namespace
+
+TransferBandwidths measured_transfer_bandwidths() {
+  static const TransferBandwidths bandwidths = []() -> TransferBandwidths {
+    if (!gpu_status().available) return {};
+    const std::size_t count = std::size_t{16} << 20;  // 64 MiB of floats
+    const std::size_t bytes = count * sizeof(float);
+    const DeviceFloats device = device_floats(count);
+    std::vector<float> pageable(count, 1.0f);
+    void* raw_pinned = nullptr;
+    GS_CUDA_CHECK(cudaHostAlloc(&raw_pinned, bytes, cudaHostAllocDefault));
+    const std::unique_ptr<void, PinnedFree> pinned(raw_pinned);
+    std::fill_n(static_cast<float*>(raw_pinned), count, 1.0f);  // touch every page
+    TransferBandwidths b;
+    b.host_to_device_pageable =
+        median_copy_rate(device.get(), pageable.data(), bytes, cudaMemcpyHostToDevice);
+    b.host_to_device_pinned =
+        median_copy_rate(device.get(), raw_pinned, bytes, cudaMemcpyHostToDevice);
+    b.device_to_host_pageable =
+        median_copy_rate(pageable.data(), device.get(), bytes, cudaMemcpyDeviceToHost);
+    b.device_to_host_pinned =
+        median_copy_rate(raw_pinned, device.get(), bytes, cudaMemcpyDeviceToHost);
+    return b;
+  }();
+  return bandwidths;
+}
+
 bool print_device_report(std::ostream& out, bool measure) {
   const GpuStatus& status = gpu_status();
   if (!status.available) {
@@ -110,6 +161,12 @@ bool print_device_report(std::ostream& out, bool measure) {
   if (measure) {
     out << "copy bandwidth  " << std::setprecision(0) << measured_copy_bandwidth() / 1e9
         << " GB/s device-to-device (read + write, 256 MiB, median)\n";
+    const TransferBandwidths t = measured_transfer_bandwidths();
+    out << std::setprecision(1) << "host -> device  " << t.host_to_device_pageable / 1e9
+        << " GB/s from pageable memory, " << t.host_to_device_pinned / 1e9
+        << " GB/s from pinned memory (64 MiB, median)\n";
+    out << "device -> host  " << t.device_to_host_pageable / 1e9 << " GB/s into pageable memory, "
+        << t.device_to_host_pinned / 1e9 << " GB/s into pinned memory (64 MiB, median)\n";
   }
   return true;
 }

@@ -23,4 +23,8 @@ double measured_copy_bandwidth() {
   return 0.0;
 }
 
+TransferBandwidths measured_transfer_bandwidths() {
+  return {};
+}
+
 }  // namespace gs

@@ -1,29 +1,47 @@
-// HDF5 output through the C API. Every call is checked; HDF5's own error printing is turned
-// off so that the user sees one message that says what failed and where.
+// HDF5 output and input through the C API. Every HDF5 handle is owned by a Handle that closes it
+// with the right H5*close; every HDF5 return code is checked; HDF5's own error printing is turned
+// off so that the user sees one message that says what failed and where. The writer and the
+// reader share one table of attributes (kAttributes), so a name or a type is spelled once.
 #include "gs/hdf5_io.hpp"
-#include "gs/report.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <iomanip>
+#include <limits>
+#include <random>
 #include <sstream>
+#include <utility>
+
+#include "gs/interrupt.hpp"
+#include "gs/report.hpp"
 
 namespace gs {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string system_error_text() {
-  return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
+std::string reason_of(int error_number) {
+  return error_number != 0 ? std::string(" (") + std::strerror(error_number) + ")" : std::string();
 }
+
+std::string in_quotes(const std::string& path) {
+  return "'" + path + "'";
+}
+
+// ---------------------------------------------------------------------------------------------
+// HDF5 handles and return codes
 
 // HDF5 prints its error stack by default; we report one message of our own instead. We also
 // keep HDF5 from closing files at exit: after a write failed (full disk) HDF5 1.10 can crash
@@ -37,21 +55,928 @@ void prepare_hdf5() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
-void write_attribute(hid_t object, const char* name, hid_t type, const void* value) {
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attribute = H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  const bool ok = attribute >= 0 && H5Awrite(attribute, type, value) >= 0;
-  if (attribute >= 0) H5Aclose(attribute);
-  H5Sclose(space);
-  if (!ok) throw OutputError(std::string("cannot write HDF5 attribute '") + name + "'");
+// One HDF5 identifier and the function that closes it (H5Fclose, H5Dclose, ...). Closing is
+// explicit where its result matters (commit), automatic everywhere else.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() noexcept = default;
+  Handle(hid_t id, Closer closer) noexcept : id_(id), closer_(closer) {}
+  Handle(Handle&& other) noexcept
+      : id_(std::exchange(other.id_, kInvalid)), closer_(other.closer_) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      close();
+      id_ = std::exchange(other.id_, kInvalid);
+      closer_ = other.closer_;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { close(); }
+
+  hid_t get() const noexcept { return id_; }
+  // Closes now; true when HDF5 reported success (or nothing was open).
+  bool close() noexcept {
+    if (id_ < 0) return true;
+    const herr_t status = closer_(std::exchange(id_, kInvalid));
+    return status >= 0;
+  }
+
+ private:
+  static constexpr hid_t kInvalid = -1;
+  hid_t id_ = kInvalid;
+  Closer closer_ = nullptr;
+};
+
+// Takes ownership of @p id, or throws OutputError(@p what) when HDF5 returned an error.
+Handle take(hid_t id, Handle::Closer closer, const std::string& what) {
+  if (id < 0) throw OutputError(what);
+  return Handle(id, closer);
 }
 
-void write_string_attribute(hid_t object, const char* name, const std::string& value) {
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw OutputError(what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The attributes: one table for the writer and the reader
+
+enum class AttributeType { integer, real, text };
+
+struct AttributeField {
+  const char* name;
+  AttributeType type;
+  int Params::*integer;  // set for AttributeType::integer
+  float Rates::*real;    // set for AttributeType::real
+};
+
+constexpr AttributeField kAttributes[] = {
+    {"nbrow", AttributeType::integer, &Params::rows, nullptr},
+    {"nbcol", AttributeType::integer, &Params::cols, nullptr},
+    {"nbimage", AttributeType::integer, &Params::frames, nullptr},
+    {"nbextrastep", AttributeType::integer, &Params::steps_per_frame, nullptr},
+    {"killrate", AttributeType::real, nullptr, &Rates::kill},
+    {"feedrate", AttributeType::real, nullptr, &Rates::feed},
+    {"deltat", AttributeType::real, nullptr, &Rates::dt},
+    {"diffusion_u", AttributeType::real, nullptr, &Rates::diffusion_u},
+    {"diffusion_v", AttributeType::real, nullptr, &Rates::diffusion_v},
+    {"implementation", AttributeType::text, nullptr, nullptr},
+};
+
+// A string attribute longer than this is not one the writer wrote (and would be read whole).
+constexpr std::size_t kMaxTextBytes = 4096;
+
+const char* type_class_name(H5T_class_t type_class) {
+  switch (type_class) {
+    case H5T_INTEGER:
+      return "an integer";
+    case H5T_FLOAT:
+      return "a floating-point number";
+    case H5T_STRING:
+      return "a string";
+    case H5T_COMPOUND:
+      return "a compound type";
+    case H5T_ARRAY:
+      return "an array type";
+    case H5T_ENUM:
+      return "an enumeration";
+    case H5T_VLEN:
+      return "a variable-length sequence";
+    default:
+      return "an unexpected type";
+  }
+}
+
+void write_attribute(hid_t dataset, const AttributeField& field, const Params& params,
+                     const std::string& implementation, const std::string& file) {
+  const std::string what = "cannot write attribute '" + std::string(field.name) + "' to " + file;
+  const Handle space = take(H5Screate(H5S_SCALAR), H5Sclose, what);
+  Handle file_type;
+  hid_t memory_type = -1;
+  const void* value = nullptr;
+  int integer = 0;
+  float real = 0.0f;
+  switch (field.type) {
+    case AttributeType::integer:
+      integer = params.*field.integer;
+      file_type = take(H5Tcopy(H5T_STD_I32LE), H5Tclose, what);
+      memory_type = H5T_NATIVE_INT;
+      value = &integer;
+      break;
+    case AttributeType::real:
+      real = params.rates.*field.real;
+      file_type = take(H5Tcopy(H5T_IEEE_F32LE), H5Tclose, what);
+      memory_type = H5T_NATIVE_FLOAT;
+      value = &real;
+      break;
+    case AttributeType::text:
+      // A fixed-length string, null-padded: what the course's readers (h5py, NumPy) expect.
+      file_type = take(H5Tcopy(H5T_C_S1), H5Tclose, what);
+      check(H5Tset_size(file_type.get(), implementation.empty() ? 1 : implementation.size()), what);
+      check(H5Tset_strpad(file_type.get(), H5T_STR_NULLPAD), what);
+      memory_type = file_type.get();
+      value = implementation.empty() ? "" : implementation.c_str();
+      break;
+  }
+  const Handle attribute =
+      take(H5Acreate2(dataset, field.name, file_type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+           H5Aclose, what);
+  check(H5Awrite(attribute.get(), memory_type, value), what);
+}
+
+std::string read_text(hid_t attribute, hid_t file_type, const std::string& what) {
+  const htri_t variable = H5Tis_variable_str(file_type);
+  check(variable, what + ": cannot read its type");
+  const H5T_cset_t character_set = H5Tget_cset(file_type);
+  check(character_set < 0 ? -1 : 0, what + ": cannot read its character set");
+  const Handle memory_type = take(H5Tcopy(H5T_C_S1), H5Tclose, what);
+  check(H5Tset_cset(memory_type.get(), character_set), what);
+  if (variable > 0) {
+    // Variable-length (h5py writes Python strings so): HDF5 allocates the value, we free it.
+    check(H5Tset_size(memory_type.get(), H5T_VARIABLE), what);
+    char* value = nullptr;
+    check(H5Aread(attribute, memory_type.get(), &value), what + ": cannot read it");
+    std::string text =
+        value != nullptr ? std::string(value, strnlen(value, kMaxTextBytes + 1)) : std::string();
+    if (value != nullptr) H5free_memory(value);
+    if (text.size() > kMaxTextBytes) {
+      throw OutputError(what + " is longer than " + std::to_string(kMaxTextBytes) + " bytes");
+    }
+    return text;
+  }
+  const std::size_t size = H5Tget_size(file_type);
+  if (size == 0 || size > kMaxTextBytes) {
+    throw OutputError(what + " is a string of " + std::to_string(size) + " bytes; at most " +
+                      std::to_string(kMaxTextBytes) + " are allowed");
+  }
+  check(H5Tset_size(memory_type.get(), size), what);
+  check(H5Tset_strpad(memory_type.get(), H5T_STR_NULLPAD), what);
+  std::string text(size, '\0');
+  check(H5Aread(attribute, memory_type.get(), text.data()), what + ": cannot read it");
+  text.resize(std::strlen(text.c_str()));
+  return text;
+}
+
+// Reads attribute @p field into @p info after checking that it exists, has the field's type and
+// holds exactly one value; a wrong type or size would otherwise write past the variable (or
+// into the next field) or convert silently.
+void read_attribute(hid_t dataset, const AttributeField& field, OutputInfo& info,
+                    const std::string& file) {
+  const std::string what = "attribute '" + std::string(field.name) + "' of " + file;
+  const htri_t exists = H5Aexists(dataset, field.name);
+  check(exists, "cannot look for " + what);
+  if (exists == 0) {
+    throw OutputError(file + " has no attribute '" + field.name +
+                      "'; it was not written by the course's programs");
+  }
+  const Handle attribute =
+      take(H5Aopen(dataset, field.name, H5P_DEFAULT), H5Aclose, "cannot open " + what);
+  const Handle space = take(H5Aget_space(attribute.get()), H5Sclose, "cannot read " + what);
+  const H5S_class_t shape = H5Sget_simple_extent_type(space.get());
+  const hssize_t values = H5Sget_simple_extent_npoints(space.get());
+  if (shape == H5S_NO_CLASS || values < 0) throw OutputError("cannot read the shape of " + what);
+  if (shape == H5S_NULL || values != 1) {
+    throw OutputError(what + " must hold exactly one value; it holds " +
+                      std::to_string(shape == H5S_NULL ? 0 : values));
+  }
+  const Handle file_type = take(H5Aget_type(attribute.get()), H5Tclose, "cannot read " + what);
+  const H5T_class_t type_class = H5Tget_class(file_type.get());
+  const H5T_class_t expected = field.type == AttributeType::integer ? H5T_INTEGER
+                               : field.type == AttributeType::real  ? H5T_FLOAT
+                                                                    : H5T_STRING;
+  if (type_class != expected) {
+    throw OutputError(what + " must be " + type_class_name(expected) + "; it is " +
+                      type_class_name(type_class));
+  }
+  switch (field.type) {
+    case AttributeType::integer: {
+      long long value = 0;  // HDF5 converts any integer size to this, clamping what overflows
+      check(H5Aread(attribute.get(), H5T_NATIVE_LLONG, &value), "cannot read " + what);
+      if (value < INT_MIN || value > INT_MAX) {
+        throw OutputError(what + " is " + std::to_string(value) + ", outside the range of int");
+      }
+      info.params.*field.integer = static_cast<int>(value);
+      break;
+    }
+    case AttributeType::real: {
+      double value = 0.0;
+      check(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value), "cannot read " + what);
+      if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max()) {
+        std::ostringstream text;
+        text << what << " is " << value << ", not a finite float";
+        throw OutputError(text.str());
+      }
+      info.params.rates.*field.real = static_cast<float>(value);
+      break;
+    }
+    case AttributeType::text:
+      info.implementation = read_text(attribute.get(), file_type.get(), what);
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The output's target: what -o names, through its symbolic links
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+struct OutputTarget {
+  fs::path path;        // the file to replace: -o itself, or where its symbolic links lead
+  bool exists = false;  // a regular file is there (replaced on commit)
+  struct stat status {};
+};
+
+// Follows @p given through its symbolic links (as open() would, at most 40) and refuses anything
+// but a regular file or a name that does not exist yet: renaming over a device node, a FIFO or a
+// socket would replace it (as root, /dev/null), and a directory cannot be replaced.
+OutputTarget resolve_output(const std::string& given) {
+  OutputTarget target;
+  target.path = fs::path(given);
+  for (int links = 0;; ++links) {
+    const std::string name = target.path.filename().string();
+    if (name.size() > kMaxFileNameBytes) {
+      throw OutputError(
+          "cannot write " + in_quotes(given) + ": the file name " +
+          (target.path.string() == given ? std::string() : in_quotes(target.path.string()) + " ") +
+          "is " + std::to_string(name.size()) + " bytes long; the limit is " +
+          std::to_string(kMaxFileNameBytes) + " (NAME_MAX)");
+    }
+    struct stat status {};
+    if (::lstat(target.path.c_str(), &status) != 0) {
+      const int error = errno;
+      if (error == ENOENT) return target;  // a new file; its directory is checked next
+      throw OutputError("cannot examine output path " + in_quotes(target.path.string()) +
+                        reason_of(error));
+    }
+    if (S_ISLNK(status.st_mode)) {
+      if (links == 40) {
+        throw OutputError("output path " + in_quotes(given) +
+                          " is a chain of more than 40 symbolic links (a loop?)");
+      }
+      std::error_code error;
+      const fs::path next = fs::read_symlink(target.path, error);
+      if (error) {
+        throw OutputError("cannot read the symbolic link " + in_quotes(target.path.string()) +
+                          ": " + error.message());
+      }
+      target.path = next.is_absolute() ? next : target.path.parent_path() / next;
+      continue;
+    }
+    const std::string described =
+        target.path.string() == given
+            ? in_quotes(given)
+            : in_quotes(given) + " (a symbolic link to " + in_quotes(target.path.string()) + ")";
+    if (S_ISDIR(status.st_mode)) {
+      throw OutputError("output path " + described + " is a directory; give a file name with -o");
+    }
+    if (!S_ISREG(status.st_mode)) {
+      throw OutputError("refusing to write " + described + ": it is " + kind_of(status.st_mode) +
+                        "; -o must name a regular file or a new one (the output is written "
+                        "beside it and renamed over it, which would replace it)");
+    }
+    target.exists = true;
+    target.status = status;
+    return target;
+  }
+}
+
+fs::path directory_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+void check_target(const std::string& given, const OutputTarget& target, std::int64_t bytes) {
+  const std::string name = target.path.filename().string();  // at most NAME_MAX: resolved
+  if (name.empty() || name == "." || name == "..") {
+    throw OutputError("output path " + in_quotes(given) +
+                      " names no file; give a file name with -o");
+  }
+  const fs::path directory = directory_of(target.path);
+  struct stat status {};
+  if (::stat(directory.c_str(), &status) != 0) {
+    const int error = errno;
+    throw OutputError("cannot write " + in_quotes(given) + ": directory " +
+                      in_quotes(directory.string()) +
+                      (error == ENOENT ? std::string(" does not exist") : reason_of(error)));
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    throw OutputError("cannot write " + in_quotes(given) + ": " + in_quotes(directory.string()) +
+                      " is not a directory");
+  }
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    const int error = errno;
+    throw OutputError("cannot write " + in_quotes(given) + ": directory " +
+                      in_quotes(directory.string()) + " is not writable" + reason_of(error));
+  }
+  struct statvfs file_system {};
+  if (::statvfs(directory.c_str(), &file_system) == 0) {
+    const auto free_bytes = static_cast<long double>(file_system.f_bavail) * file_system.f_frsize;
+    if (free_bytes < static_cast<long double>(bytes)) {
+      throw OutputError("not enough space for " + in_quotes(given) + ": the run writes " +
+                        si(static_cast<double>(bytes), "B") + ", " +
+                        si(static_cast<double>(free_bytes), "B") + " free in " +
+                        in_quotes(directory.string()) +
+                        " (use --no-output, fewer frames, or another -o)");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporary names: <base>.partial-<host>-<pid>-<unique>
+
+constexpr std::size_t kHostChars = 32;
+constexpr std::size_t kPidChars = 10;
+constexpr std::size_t kUniqueChars = 8;
+constexpr char kPartialMark[] = ".partial-";
+// The longest suffix: ".partial-" host "-" pid "-" unique.
+constexpr std::size_t kSuffixBudget =
+    (sizeof kPartialMark - 1) + kHostChars + 1 + kPidChars + 1 + kUniqueChars;
+static_assert(kSuffixBudget < kMaxFileNameBytes, "the suffix must leave room for a base name");
+
+// This host's name, restricted to letters, digits, '.', '-' and '_' and shortened, as it appears in
+// temporary names (another host's temporary on a shared file system is never reported stale).
+std::string host_part() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown-host";
+  std::string host;
+  for (const char* c = name; *c != '\0' && host.size() < kHostChars; ++c) {
+    const bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                       (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_';
+    host += plain ? *c : '_';
+  }
+  return host;
+}
+
+std::string random_unique_part() {
+  std::random_device device;
+  char text[kUniqueChars + 1];
+  std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(device()));
+  return text;
+}
+
+// The start every temporary name of output file @p name has: the name itself, shortened (at a
+// UTF-8 character boundary) so that the whole temporary name fits NAME_MAX, then ".partial-".
+std::string partial_prefix(const std::string& name) {
+  std::size_t keep = std::min(name.size(), kMaxFileNameBytes - kSuffixBudget);
+  // Do not cut a multi-byte UTF-8 character: back up over continuation bytes (10xxxxxx).
+  while (keep > 0 && keep < name.size() &&
+         (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) {
+    --keep;
+  }
+  return name.substr(0, keep) + kPartialMark;
+}
+
+bool process_is_alive(long pid) {
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string quoted_text = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted_text += "'\\''";
+    } else {
+      quoted_text += c;
+    }
+  }
+  return quoted_text + "'";
+}
+
+std::vector<StalePartial> stale_partials_of(const fs::path& target) {
+  std::vector<StalePartial> stale;
+  const std::string prefix = partial_prefix(target.filename().string());
+  const std::string host = host_part();
+  const fs::path directory = directory_of(target);
+  DIR* listing = ::opendir(directory.c_str());
+  if (listing == nullptr) return stale;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    // What follows the prefix is host-pid-unique; the host may itself contain '-'.
+    const std::string rest = name.substr(prefix.size());
+    const std::size_t unique_dash = rest.rfind('-');
+    if (unique_dash == std::string::npos || unique_dash == 0) continue;
+    const std::size_t pid_dash = rest.rfind('-', unique_dash - 1);
+    if (pid_dash == std::string::npos) continue;
+    const std::string pid_text = rest.substr(pid_dash + 1, unique_dash - pid_dash - 1);
+    if (pid_text.empty() || pid_text.size() > kPidChars ||
+        pid_text.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    if (rest.substr(0, pid_dash) != host) continue;  // another host: cannot tell, say nothing
+    const long pid = std::stol(pid_text);
+    if (pid == ::getpid() || process_is_alive(pid)) continue;
+    const fs::path path = directory / name;
+    struct stat status {};
+    if (::lstat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) continue;
+    stale.push_back({path.string(), pid, static_cast<std::int64_t>(status.st_size)});
+  }
+  ::closedir(listing);
+  return stale;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flushing to the disk
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// fsync of the directory that holds @p path: makes the rename itself durable. A file system
+// that cannot flush a directory says EINVAL; nothing more can be done there.
+void flush_directory_of(const fs::path& path) {
+  const fs::path directory = directory_of(path);
+  const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (descriptor < 0) {
+    const int error = errno;
+    throw OutputError("'" + path.string() + "' is complete, but its directory could not be " +
+                      "opened to flush the rename to the disk" + reason_of(error));
+  }
+  const int status = ::fsync(descriptor);
+  const int error = errno;
+  ::close(descriptor);
+  if (status != 0 && error != EINVAL) {
+    throw OutputError("'" + path.string() + "' is complete, but flushing its directory to the " +
+                      "disk failed" + reason_of(error) + "; after a crash it may be missing");
+  }
+}
+
+}  // namespace
+
+// -----------------------------------------------------------------------------------------------
+
+std::int64_t hdf5_metadata_allowance(std::int64_t frames) {
+  constexpr std::int64_t kPerFile = 16 * 1024;
+  constexpr std::int64_t kPerFrame = 128;
+  const std::int64_t counted = std::max<std::int64_t>(frames, 0);
+  if (counted > (std::numeric_limits<std::int64_t>::max() - kPerFile) / kPerFrame) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return kPerFile + kPerFrame * counted;
+}
+
+std::int64_t output_file_bytes(const Params& params) {
+  const std::int64_t data = params.output_bytes();
+  const std::int64_t metadata = hdf5_metadata_allowance(params.frames);
+  if (data > std::numeric_limits<std::int64_t>::max() - metadata) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return data + metadata;
+}
+
+void check_output_path(const std::string& path, std::int64_t bytes) {
+  check_target(path, resolve_output(path), bytes);
+}
+
+std::vector<StalePartial> find_stale_partials(const std::string& path) {
+  try {
+    return stale_partials_of(resolve_output(path).path);
+  } catch (const OutputError&) {
+    return {};  // an output that is refused has no temporaries worth naming
+  }
+}
+
+void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial>& stale) {
+  if (stale.empty()) return;
+  std::ostringstream text;
+  text << "warning: " << stale.size()
+       << " temporary file(s) of this output were left by runs that did not finish (their "
+          "processes on this host are gone: killed by SIGKILL, a crash or a power loss). They are "
+          "incomplete; this run does not touch them:\n";
+  std::string command = "rm --";
+  for (const StalePartial& partial : stale) {
+    text << "  " << partial.path << "  (" << si(static_cast<double>(partial.bytes), "B")
+         << ", process " << partial.pid << ")\n";
+    command += " " + shell_quoted(partial.path);
+  }
+  text << "Delete them with: " << command << "\n";
+  out << text.str() << std::flush;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FrameWriter
+
+struct FrameWriter::Hdf5 {
+  Handle file;
+  Handle file_space;
+  Handle memory_space;  // one frame: [1, R, C]
+  Handle dataset;
+};
+
+FrameWriter::FrameWriter(const std::string& path, const Params& params,
+                         const std::string& implementation, FrameWriterOptions options)
+    : path_(path),
+      hdf5_(std::make_unique<Hdf5>()),
+      on_commit_step_(std::move(options.on_commit_step)),
+      rows_(params.rows),
+      cols_(params.cols),
+      frames_(params.frames) {
+  prepare_hdf5();
+  const std::int64_t frame_bytes = params.cells() * std::int64_t{sizeof(float)};
+  if (frame_bytes > kMaxFrameBytes) {
+    throw OutputError("a frame of " + std::to_string(params.rows) + " x " +
+                      std::to_string(params.cols) + " cells is " +
+                      si(static_cast<double>(frame_bytes), "B") +
+                      "; HDF5 holds each frame as one chunk, and a chunk must be smaller than "
+                      "4 GiB (at most " +
+                      std::to_string(kMaxFrameBytes / std::int64_t{sizeof(float)}) +
+                      " cells); use --no-output or a smaller grid");
+  }
+  if (rows_ < 1 || cols_ < 1 || frames_ < 1) {
+    throw OutputError("cannot write " + std::to_string(frames_) + " frames of " +
+                      std::to_string(rows_) + " x " + std::to_string(cols_) + " cells");
+  }
+  const OutputTarget target = resolve_output(path);
+  check_target(path, target, output_file_bytes(params));
+  target_path_ = target.path.string();
+  if (options.warnings != nullptr) {
+    warn_about_stale_partials(*options.warnings, stale_partials_of(target.path));
+  }
+
+  // The temporary file: created here, exclusively, under a name of our own. O_EXCL fails if
+  // anything exists under that name (another run's file, a link planted there), so no other
+  // file is ever truncated.
+  const std::string stem = partial_prefix(target.path.filename().string()) + host_part() + "-" +
+                           std::to_string(::getpid()) + "-";
+  const std::function<std::string()> unique_part =
+      options.unique_part ? options.unique_part : random_unique_part;
+  constexpr int kAttempts = 16;
+  int error = 0;
+  for (int attempt = 0; attempt < kAttempts && descriptor_ < 0; ++attempt) {
+    const std::string unique = unique_part().substr(0, kUniqueChars);
+    temporary_path_ = (directory_of(target.path) / (stem + unique)).string();
+    descriptor_ = ::open(temporary_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    error = errno;
+    if (descriptor_ < 0 && error != EEXIST) break;
+  }
+  if (descriptor_ < 0) {
+    throw OutputError("cannot create the temporary file " + in_quotes(temporary_path_) + " for " +
+                      in_quotes(path) +
+                      (error == EEXIST ? std::string(": a file of that name already exists "
+                                                     "(another run writing the same output?)")
+                                       : reason_of(error)));
+  }
+  owns_temporary_ = true;
+  written_.assign(static_cast<std::size_t>(frames_), false);
+  // A second signal deletes this file before the immediate exit (interrupt.hpp). The name is
+  // made absolute so that it stays right whatever the working directory becomes.
+  std::error_code no_error;
+  registered_partial_ = fs::absolute(temporary_path_, no_error).string();
+  set_partial_output(registered_partial_);
+  try {
+    if (target.exists) {
+      // Replacing a file keeps its permission bits, and its owner and group where we may set
+      // them (fchown first: it can clear set-id bits that fchmod restores). Until commit() the
+      // temporary file is never more open than the target (a 0600 file's data is not readable by
+      // others meanwhile), but stays writable by us; commit() gives it the exact bits.
+      if (target.status.st_uid != ::geteuid() || target.status.st_gid != ::getegid()) {
+        const int ignored = ::fchown(descriptor_, target.status.st_uid, target.status.st_gid);
+        (void)ignored;  // not permitted for an ordinary user: the file becomes theirs
+      }
+      final_mode_ = static_cast<int>(target.status.st_mode & 07777);
+      if (::fchmod(descriptor_, (target.status.st_mode & 0777) | S_IRUSR | S_IWUSR) != 0) {
+        const int chmod_error = errno;
+        throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
+                          in_quotes(target_path_) + reason_of(chmod_error));
+      }
+    }
+    const std::string in_file = " in " + in_quotes(temporary_path_);
+    // HDF5 opens files by name only. It is given /proc/self/fd/N, our own descriptor's file, so
+    // that even if the name were replaced meanwhile (a link planted by another user of the
+    // directory) HDF5 truncates nothing but the empty file created above; where /proc is not
+    // mounted, the name itself. Either way the check below makes sure it is the same file.
+    const std::string descriptor_name = "/proc/self/fd/" + std::to_string(descriptor_);
+    const std::string hdf5_name =
+        ::access(descriptor_name.c_str(), F_OK) == 0 ? descriptor_name : temporary_path_;
+    errno = 0;
+    const hid_t file = H5Fcreate(hdf5_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const int create_error = errno;
+    hdf5_->file =
+        take(file, H5Fclose,
+             "cannot create HDF5 file " + in_quotes(temporary_path_) + reason_of(create_error));
+    void* hdf5_descriptor = nullptr;
+    check(H5Fget_vfd_handle(hdf5_->file.get(), H5P_DEFAULT, &hdf5_descriptor),
+          "cannot query the file HDF5 opened" + in_file);
+    struct stat ours {};
+    struct stat theirs {};
+    if (hdf5_descriptor == nullptr || ::fstat(descriptor_, &ours) != 0 ||
+        ::fstat(*static_cast<int*>(hdf5_descriptor), &theirs) != 0 ||
+        ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino) {
+      owns_temporary_ = false;  // the name now belongs to someone else: never delete it
+      throw OutputError(in_quotes(temporary_path_) + " was replaced by another file while it was " +
+                        "being created; nothing was written");
+    }
+
+    const std::string dataset_error =
+        "cannot create dataset '" + std::string(kDatasetName) + "'" + in_file;
+    const hsize_t dims[3] = {static_cast<hsize_t>(frames_), static_cast<hsize_t>(rows_),
+                             static_cast<hsize_t>(cols_)};
+    const hsize_t chunk[3] = {1, static_cast<hsize_t>(rows_), static_cast<hsize_t>(cols_)};
+    hdf5_->file_space = take(H5Screate_simple(3, dims, nullptr), H5Sclose, dataset_error);
+    hdf5_->memory_space = take(H5Screate_simple(3, chunk, nullptr), H5Sclose, dataset_error);
+    const Handle create_properties = take(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, dataset_error);
+    check(H5Pset_chunk(create_properties.get(), 3, chunk), dataset_error);
+    // Every chunk is written exactly once: filling it with zeros first would write twice.
+    check(H5Pset_fill_time(create_properties.get(), H5D_FILL_TIME_NEVER), dataset_error);
+    hdf5_->dataset =
+        take(H5Dcreate2(hdf5_->file.get(), kDatasetName, H5T_IEEE_F32LE, hdf5_->file_space.get(),
+                        H5P_DEFAULT, create_properties.get(), H5P_DEFAULT),
+             H5Dclose, dataset_error);
+    for (const AttributeField& field : kAttributes) {
+      write_attribute(hdf5_->dataset.get(), field, params, implementation,
+                      in_quotes(temporary_path_));
+    }
+  } catch (...) {
+    abandon();
+    throw;
+  }
+}
+
+FrameWriter::~FrameWriter() {
+  if (!committed_) abandon();
+  if (descriptor_ >= 0) ::close(descriptor_);
+}
+
+void FrameWriter::abandon() noexcept {
+  hdf5_->dataset.close();
+  hdf5_->memory_space.close();
+  hdf5_->file_space.close();
+  hdf5_->file.close();
+  if (descriptor_ >= 0) {
+    ::close(descriptor_);
+    descriptor_ = -1;
+  }
+  if (owns_temporary_) {
+    ::unlink(temporary_path_.c_str());
+    owns_temporary_ = false;
+  }
+  forget_partial();
+}
+
+void FrameWriter::forget_partial() noexcept {
+  // Only if the name is still ours (several writers may exist, e.g. in tests).
+  if (!registered_partial_.empty() && partial_output() == registered_partial_) {
+    set_partial_output("");
+  }
+  registered_partial_.clear();
+}
+
+void FrameWriter::write_frame(int index, const float* v) {
+  prepare_hdf5();  // HDF5's error printing is set per thread: the writer may be another thread
+  if (index < 0 || index >= frames_) {
+    throw OutputError("frame index " + std::to_string(index) + " is outside [0, " +
+                      std::to_string(frames_) + ")");
+  }
+  if (committed_ || hdf5_->dataset.get() < 0) {
+    throw OutputError("frame " + std::to_string(index) + " written to a closed file " +
+                      in_quotes(temporary_path_));
+  }
+  const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
+  const hsize_t count[3] = {1, static_cast<hsize_t>(rows_), static_cast<hsize_t>(cols_)};
+  check(
+      H5Sselect_hyperslab(hdf5_->file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+      "cannot select frame " + std::to_string(index) + " in " + in_quotes(temporary_path_));
+  errno = 0;
+  const herr_t status = H5Dwrite(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, hdf5_->memory_space.get(),
+                                 hdf5_->file_space.get(), H5P_DEFAULT, v);
+  if (status < 0) {
+    throw OutputError("writing frame " + std::to_string(index) + " to " +
+                      in_quotes(temporary_path_) + " failed" + reason_of(errno) +
+                      "; is the disk full?");
+  }
+  if (!written_[static_cast<std::size_t>(index)]) {
+    written_[static_cast<std::size_t>(index)] = true;
+    ++frames_written_;
+    bytes_written_ += std::int64_t{rows_} * cols_ * std::int64_t{sizeof(float)};
+  }
+}
+
+void FrameWriter::commit(bool flush_to_disk) {
+  prepare_hdf5();
+  if (committed_) return;
+  if (frames_written_ != frames_) {
+    throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +
+                      " frames were written; '" + path_ + "' was not created");
+  }
+  const auto step = [this](const char* name) {
+    if (on_commit_step_) on_commit_step_(name);
+  };
+  errno = 0;
+  bool closed = hdf5_->dataset.close();
+  closed = hdf5_->memory_space.close() && closed;
+  closed = hdf5_->file_space.close() && closed;
+  closed = hdf5_->file.close() && closed;  // writes HDF5's metadata
+  if (!closed) {
+    throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(errno) +
+                      "; is the disk full?");
+  }
+  // The data must be on the disk before the final name points at it: after a crash or a power
+  // loss the final name then holds either the old file or the complete new one. fsync through
+  // the descriptor we created the file with flushes that very file, whatever its name is now.
+  flush_seconds_ = 0.0;
+  if (flush_to_disk) {
+    step("fsync file");
+    const auto start = std::chrono::steady_clock::now();
+    if (::fsync(descriptor_) != 0) {
+      const int error = errno;
+      throw OutputError("flushing " + in_quotes(temporary_path_) + " to the disk failed" +
+                        reason_of(error) + "; " + in_quotes(path_) + " was not created");
+    }
+    flush_seconds_ += seconds_since(start);
+  }
+  if (final_mode_ >= 0 && ::fchmod(descriptor_, static_cast<mode_t>(final_mode_)) != 0) {
+    const int error = errno;
+    throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
+                      in_quotes(target_path_) + reason_of(error));
+  }
+  const int descriptor = std::exchange(descriptor_, -1);
+  if (::close(descriptor) != 0) {
+    const int error = errno;
+    throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(error));
+  }
+  step("rename");
+  if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
+    const int error = errno;
+    throw OutputError("cannot rename " + in_quotes(temporary_path_) + " to " +
+                      in_quotes(target_path_) + reason_of(error));
+  }
+  owns_temporary_ = false;
+  committed_ = true;
+  forget_partial();
+  if (flush_to_disk) {
+    step("fsync directory");
+    const auto start = std::chrono::steady_clock::now();
+    flush_directory_of(target_path_);
+    flush_seconds_ += seconds_since(start);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FrameReader
+
+struct FrameReader::Hdf5 {
+  Handle file;
+  Handle dataset;
+  Handle file_space;
+};
+
+FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make_unique<Hdf5>()) {
+  prepare_hdf5();
+  const std::string file = in_quotes(path);
+  hdf5_->file = take(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                     "cannot open " + file + " as an HDF5 file");
+  const htri_t has_dataset = H5Lexists(hdf5_->file.get(), kDatasetName, H5P_DEFAULT);
+  if (has_dataset <= 0) {
+    throw OutputError(file + " has no dataset '" + kDatasetName + "'");
+  }
+  const std::string dataset_name = "dataset '" + std::string(kDatasetName) + "' of " + file;
+  hdf5_->dataset = take(H5Dopen2(hdf5_->file.get(), kDatasetName, H5P_DEFAULT), H5Dclose,
+                        "cannot open " + dataset_name);
+  {
+    const Handle type = take(H5Dget_type(hdf5_->dataset.get()), H5Tclose,
+                             "cannot read the type of " + dataset_name);
+    const H5T_class_t type_class = H5Tget_class(type.get());
+    if (type_class != H5T_FLOAT) {
+      throw OutputError(dataset_name + " must hold floating-point numbers; it holds " +
+                        type_class_name(type_class));
+    }
+  }
+  hdf5_->file_space = take(H5Dget_space(hdf5_->dataset.get()), H5Sclose,
+                           "cannot read the shape of " + dataset_name);
+  const int rank = H5Sget_simple_extent_ndims(hdf5_->file_space.get());
+  check(rank, "cannot read the shape of " + dataset_name);
+  if (rank != 3) {
+    throw OutputError(dataset_name + " must be three-dimensional [frames, rows, cols]; it has " +
+                      std::to_string(rank) + " dimension(s)");
+  }
+  hsize_t dims[3] = {0, 0, 0};
+  check(H5Sget_simple_extent_dims(hdf5_->file_space.get(), dims, nullptr),
+        "cannot read the shape of " + dataset_name);
+  // Each size is checked before it is narrowed to int: a cast alone would turn 2^32 + 2 rows
+  // into 2.
+  const auto shape =
+      std::to_string(dims[0]) + " x " + std::to_string(dims[1]) + " x " + std::to_string(dims[2]);
+  if (dims[0] == 0) {
+    throw OutputError(dataset_name + " has no frames (its shape is " + shape + ")");
+  }
+  if (dims[0] > static_cast<hsize_t>(INT_MAX)) {
+    throw OutputError(dataset_name + " has " + std::to_string(dims[0]) + " frames; at most " +
+                      std::to_string(INT_MAX) + " can be read");
+  }
+  const auto max_cells = static_cast<hsize_t>(kMaxCells);
+  if (dims[1] == 0 || dims[2] == 0 || dims[1] > max_cells || dims[2] > max_cells ||
+      dims[1] * dims[2] > max_cells) {
+    throw OutputError(dataset_name + " has frames of " + std::to_string(dims[1]) + " x " +
+                      std::to_string(dims[2]) + " cells; a frame must have from 1 to " +
+                      std::to_string(kMaxCells) + " cells");
+  }
+  info_.frames = static_cast<int>(dims[0]);
+  info_.rows = static_cast<int>(dims[1]);
+  info_.cols = static_cast<int>(dims[2]);
+  for (const AttributeField& field : kAttributes) {
+    read_attribute(hdf5_->dataset.get(), field, info_, file);
+  }
+  const struct {
+    const char* name;
+    int value;
+    int size;
+    const char* what;
+  } agreements[] = {{"nbimage", info_.params.frames, info_.frames, "frames"},
+                    {"nbrow", info_.params.rows, info_.rows, "rows"},
+                    {"nbcol", info_.params.cols, info_.cols, "columns"}};
+  for (const auto& agreement : agreements) {
+    if (agreement.value != agreement.size) {
+      throw OutputError("attribute '" + std::string(agreement.name) + "' of " + file + " is " +
+                        std::to_string(agreement.value) + " but the dataset has " +
+                        std::to_string(agreement.size) + " " + agreement.what);
+    }
+  }
+  info_.params.output = path;
+}
+
+FrameReader::~FrameReader() = default;
+
+std::vector<float> FrameReader::read_frame(int index) const {
+  if (index < 0 || index >= info_.frames) {
+    throw OutputError("frame " + std::to_string(index) + " is outside [0, " +
+                      std::to_string(info_.frames) + ") of " + in_quotes(path_));
+  }
+  std::vector<float> frame(static_cast<std::size_t>(info_.rows) * info_.cols);
+  const std::string what = "cannot read frame " + std::to_string(index) + " of " + in_quotes(path_);
+  const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
+  const hsize_t count[3] = {1, static_cast<hsize_t>(info_.rows), static_cast<hsize_t>(info_.cols)};
+  const Handle file_space = take(H5Scopy(hdf5_->file_space.get()), H5Sclose, what);
+  const Handle memory_space = take(H5Screate_simple(3, count, nullptr), H5Sclose, what);
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+        what);
+  check(H5Dread(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
+                H5P_DEFAULT, frame.data()),
+        what);
+  return frame;
+}
+
+}  // namespace gs
+
+// ---------------------------------------------------------------------------------------------
+// Files of named datasets (lesson 09's parameter sweep): DatasetWriter and DatasetReader. Their
+// helpers have names of their own, so that this part does not depend on the helpers above.
+// ---------------------------------------------------------------------------------------------
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gs {
+namespace {
+
+std::string dataset_file_errno_text() {
+  return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
+}
+
+// As for the frame files: HDF5's error stack is not printed (we report one message), and HDF5
+// does not close files at exit (we close every file ourselves).
+void dataset_file_quiet_hdf5() {
+  static const bool prepared = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)prepared;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+void dataset_file_attribute(hid_t object, const std::string& name, hid_t file_type,
+                            hid_t memory_type, const void* value) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute =
+      H5Acreate2(object, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT);
+  const bool ok = attribute >= 0 && H5Awrite(attribute, memory_type, value) >= 0;
+  if (attribute >= 0) H5Aclose(attribute);
+  H5Sclose(space);
+  if (!ok) throw OutputError("cannot write HDF5 attribute '" + name + "'");
+}
+
+void dataset_file_text_attribute(hid_t object, const std::string& name, const std::string& value) {
   const hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, value.empty() ? 1 : value.size());
   H5Tset_strpad(type, H5T_STR_NULLPAD);
   try {
-    write_attribute(object, name, type, value.empty() ? "" : value.c_str());
+    dataset_file_attribute(object, name, type, type, value.empty() ? "" : value.c_str());
   } catch (...) {
     H5Tclose(type);
     throw;
@@ -59,272 +984,247 @@ void write_string_attribute(hid_t object, const char* name, const std::string& v
   H5Tclose(type);
 }
 
-template <typename T>
-bool read_attribute(hid_t object, const char* name, hid_t type, T& value) {
-  if (H5Aexists(object, name) <= 0) return false;
-  const hid_t attribute = H5Aopen(object, name, H5P_DEFAULT);
-  if (attribute < 0) return false;
-  const bool ok = H5Aread(attribute, type, &value) >= 0;
-  H5Aclose(attribute);
-  return ok;
-}
-
-std::string read_string_attribute(hid_t object, const char* name) {
-  if (H5Aexists(object, name) <= 0) return {};
-  const hid_t attribute = H5Aopen(object, name, H5P_DEFAULT);
-  if (attribute < 0) return {};
+std::string dataset_file_read_text(hid_t object, const std::string& name) {
+  const hid_t attribute = H5Aopen(object, name.c_str(), H5P_DEFAULT);
+  if (attribute < 0) throw OutputError("no attribute '" + name + "'");
   const hid_t type = H5Aget_type(attribute);
   std::string value(H5Tget_size(type), '\0');
   const hid_t memory_type = H5Tcopy(H5T_C_S1);
   H5Tset_size(memory_type, value.size());
   H5Tset_strpad(memory_type, H5T_STR_NULLPAD);
-  if (H5Aread(attribute, memory_type, value.data()) < 0) value.clear();
+  const bool ok =
+      H5Tget_class(type) == H5T_STRING && H5Aread(attribute, memory_type, value.data()) >= 0;
   H5Tclose(memory_type);
   H5Tclose(type);
   H5Aclose(attribute);
+  if (!ok) throw OutputError("attribute '" + name + "' is not a string");
   value.erase(value.find_last_not_of('\0') + 1);
   return value;
 }
 
-// fsync of a closed file: reopened read-only, flushed, closed.
-void flush_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+void dataset_file_fsync(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
   errno = 0;
   if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string reason = system_error_text();
+    const std::string reason = dataset_file_errno_text();
     if (fd >= 0) ::close(fd);
+    if (directory) return;  // the file itself is flushed; nothing more can be done
     throw OutputError("flushing '" + path + "' to the disk failed" + reason);
   }
   ::close(fd);
 }
 
-// fsync of the directory that holds path: makes the rename itself durable.
-void flush_directory_of(const std::string& path) {
-  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
-  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // nothing more can be done; the file itself is flushed
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
-void check_output_path(const std::string& path, std::int64_t bytes) {
-  const fs::path target(path);
-  std::error_code error;
-  if (fs::is_directory(target, error)) {
-    throw OutputError("output path '" + path + "' is a directory; give a file name with -o");
-  }
-  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::exists(directory, error)) {
-    throw OutputError("cannot write '" + path + "': directory '" + directory.string() +
-                      "' does not exist");
-  }
-  if (!fs::is_directory(directory, error)) {
-    throw OutputError("cannot write '" + path + "': '" + directory.string() +
-                      "' is not a directory");
-  }
-  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
-    throw OutputError("cannot write '" + path + "': directory '" + directory.string() +
-                      "' is not writable" + system_error_text());
-  }
-  struct statvfs file_system {};
-  if (::statvfs(directory.c_str(), &file_system) == 0) {
-    const std::int64_t available = static_cast<std::int64_t>(file_system.f_bavail) *
-                                   static_cast<std::int64_t>(file_system.f_frsize);
-    // A little slack for HDF5's metadata (a few KB per run).
-    const std::int64_t needed = bytes + (1 << 20);
-    if (available < needed) {
-      throw OutputError("not enough space for '" + path + "': the run writes " +
-                        si(static_cast<double>(bytes), "B") + ", " +
-                        si(static_cast<double>(available), "B") + " free in '" +
-                        directory.string() + "' (use --no-output, fewer frames, or another -o)");
-    }
-  }
-}
-
-FrameWriter::FrameWriter(const std::string& path, const Params& params,
-                         const std::string& implementation)
-    : path_(path),
-      temporary_path_(path + ".partial-" + std::to_string(::getpid())),
-      rows_(params.rows),
-      cols_(params.cols),
-      frames_(params.frames) {
-  prepare_hdf5();
-  if (params.cells() * std::int64_t{sizeof(float)} >= (std::int64_t{1} << 32)) {
-    throw OutputError("a frame of " + std::to_string(params.cells()) +
-                      " cells exceeds HDF5's 4 GB chunk limit; use --no-output or a smaller grid");
-  }
+DatasetWriter::DatasetWriter(const std::string& path)
+    : path_(path), temporary_path_(path + ".partial-" + std::to_string(::getpid())) {
+  dataset_file_quiet_hdf5();
   errno = 0;
   file_ = H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0) {
-    throw OutputError("cannot create '" + temporary_path_ + "'" + system_error_text());
-  }
-  try {
-    const hsize_t dims[3] = {static_cast<hsize_t>(frames_), static_cast<hsize_t>(rows_),
-                             static_cast<hsize_t>(cols_)};
-    const hsize_t chunk[3] = {1, static_cast<hsize_t>(rows_), static_cast<hsize_t>(cols_)};
-    file_space_ = H5Screate_simple(3, dims, nullptr);
-    const hid_t create_properties = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(create_properties, 3, chunk);
-    // Every chunk is written exactly once: filling it with zeros first would write twice.
-    H5Pset_fill_time(create_properties, H5D_FILL_TIME_NEVER);
-    dataset_ = H5Dcreate2(file_, kDatasetName, H5T_IEEE_F32LE, file_space_, H5P_DEFAULT,
-                          create_properties, H5P_DEFAULT);
-    H5Pclose(create_properties);
-    if (file_space_ < 0 || dataset_ < 0) {
-      throw OutputError("cannot create dataset '" + std::string(kDatasetName) + "' in '" +
-                        temporary_path_ + "'");
-    }
-    const int ints[4] = {params.rows, params.cols, params.frames, params.steps_per_frame};
-    const char* int_names[4] = {"nbrow", "nbcol", "nbimage", "nbextrastep"};
-    for (int i = 0; i < 4; ++i) write_attribute(dataset_, int_names[i], H5T_NATIVE_INT, &ints[i]);
-    const Rates& rates = params.rates;
-    const float floats[5] = {rates.kill, rates.feed, rates.dt, rates.diffusion_u,
-                             rates.diffusion_v};
-    const char* float_names[5] = {"killrate", "feedrate", "deltat", "diffusion_u", "diffusion_v"};
-    for (int i = 0; i < 5; ++i) {
-      write_attribute(dataset_, float_names[i], H5T_NATIVE_FLOAT, &floats[i]);
-    }
-    write_string_attribute(dataset_, "implementation", implementation);
-  } catch (...) {
-    close_handles();
-    std::remove(temporary_path_.c_str());
-    throw;
+    throw OutputError("cannot create '" + temporary_path_ + "'" + dataset_file_errno_text());
   }
 }
 
-FrameWriter::~FrameWriter() {
+DatasetWriter::~DatasetWriter() {
   if (committed_) return;
-  close_handles();
+  close_file();
   std::remove(temporary_path_.c_str());
 }
 
-void FrameWriter::close_handles() noexcept {
-  if (dataset_ >= 0) H5Dclose(dataset_);
-  if (file_space_ >= 0) H5Sclose(file_space_);
+void DatasetWriter::close_file() noexcept {
   if (file_ >= 0) H5Fclose(file_);
-  dataset_ = file_space_ = file_ = -1;
-}
-
-void FrameWriter::write_frame(int index, const float* v) {
-  if (index < 0 || index >= frames_) {
-    throw OutputError("frame index " + std::to_string(index) + " is outside [0, " +
-                      std::to_string(frames_) + ")");
-  }
-  const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
-  const hsize_t count[3] = {1, static_cast<hsize_t>(rows_), static_cast<hsize_t>(cols_)};
-  const hid_t memory_space = H5Screate_simple(3, count, nullptr);
-  H5Sselect_hyperslab(file_space_, H5S_SELECT_SET, start, nullptr, count, nullptr);
-  errno = 0;
-  const herr_t status =
-      H5Dwrite(dataset_, H5T_NATIVE_FLOAT, memory_space, file_space_, H5P_DEFAULT, v);
-  H5Sclose(memory_space);
-  if (status < 0) {
-    throw OutputError("writing frame " + std::to_string(index) + " to '" + temporary_path_ +
-                      "' failed" + system_error_text() + "; is the disk full?");
-  }
-  ++frames_written_;
-  bytes_written_ += std::int64_t{rows_} * cols_ * std::int64_t{sizeof(float)};
-}
-
-void FrameWriter::commit(bool flush_to_disk) {
-  if (committed_) return;
-  if (frames_written_ != frames_) {
-    throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +
-                      " frames were written; '" + path_ + "' was not created");
-  }
-  errno = 0;
-  const bool closed = H5Dclose(dataset_) >= 0 && H5Sclose(file_space_) >= 0;
-  dataset_ = file_space_ = -1;
-  const bool flushed = H5Fclose(file_) >= 0;
   file_ = -1;
-  if (!closed || !flushed) {
-    throw OutputError("closing '" + temporary_path_ + "' failed" + system_error_text() +
+}
+
+void DatasetWriter::write(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const float* values, const std::string& description) {
+  write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, sizeof(float), values, description);
+}
+
+void DatasetWriter::write(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const std::int32_t* values, const std::string& description) {
+  write_dataset(name, shape, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(std::int32_t), values,
+                description);
+}
+
+void DatasetWriter::write_dataset(const std::string& name, const std::vector<std::int64_t>& shape,
+                                  std::int64_t file_type, std::int64_t memory_type,
+                                  std::size_t value_size, const void* values,
+                                  const std::string& description) {
+  if (file_ < 0) throw OutputError("'" + temporary_path_ + "' is closed");
+  if (shape.empty()) throw OutputError("dataset '" + name + "' needs at least one dimension");
+  std::vector<hsize_t> dims;
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) {
+    if (extent < 1) throw OutputError("dataset '" + name + "' has an empty dimension");
+    dims.push_back(static_cast<hsize_t>(extent));
+    count *= extent;
+  }
+  const std::int64_t chunk_bytes = count / shape[0] * static_cast<std::int64_t>(value_size);
+  if (shape.size() >= 2 && chunk_bytes >= (std::int64_t{1} << 32)) {
+    throw OutputError("a chunk of dataset '" + name + "' would exceed HDF5's 4 GB chunk limit");
+  }
+  const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  if (shape.size() >= 2) {
+    std::vector<hsize_t> chunk = dims;
+    chunk[0] = 1;
+    H5Pset_chunk(properties, static_cast<int>(chunk.size()), chunk.data());
+    // Every chunk is written once: filling it with zeros first would write it twice.
+    H5Pset_fill_time(properties, H5D_FILL_TIME_NEVER);
+  }
+  const hid_t dataset =
+      H5Dcreate2(file_, name.c_str(), file_type, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+  H5Pclose(properties);
+  H5Sclose(space);
+  if (dataset < 0) {
+    throw OutputError("cannot create dataset '" + name + "' in '" + temporary_path_ + "'");
+  }
+  errno = 0;
+  bool ok = H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0;
+  const std::string reason = dataset_file_errno_text();
+  if (ok && !description.empty()) {
+    try {
+      dataset_file_text_attribute(dataset, "description", description);
+    } catch (const OutputError&) {
+      ok = false;
+    }
+  }
+  H5Dclose(dataset);
+  if (!ok) {
+    throw OutputError("writing dataset '" + name + "' to '" + temporary_path_ + "' failed" +
+                      reason + "; is the disk full?");
+  }
+  bytes_written_ += count * static_cast<std::int64_t>(value_size);
+}
+
+void DatasetWriter::set_number(const std::string& name, double value) {
+  dataset_file_attribute(file_, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void DatasetWriter::set_integer(const std::string& name, std::int64_t value) {
+  dataset_file_attribute(file_, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+void DatasetWriter::set_text(const std::string& name, const std::string& value) {
+  dataset_file_text_attribute(file_, name, value);
+}
+
+void DatasetWriter::commit(bool flush_to_disk) {
+  if (committed_) return;
+  errno = 0;
+  const bool closed = H5Fclose(file_) >= 0;
+  file_ = -1;
+  if (!closed) {
+    throw OutputError("closing '" + temporary_path_ + "' failed" + dataset_file_errno_text() +
                       "; is the disk full?");
   }
-  if (flush_to_disk) {
-    // The data must be on the disk before the final name points at it: after a crash or a power
-    // loss the final name then holds either the old file or the complete new one.
-    const auto start = std::chrono::steady_clock::now();
-    flush_file(temporary_path_);
-    flush_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
+  // The data reaches the disk before the final name points at it (see FrameWriter::commit).
+  if (flush_to_disk) dataset_file_fsync(temporary_path_, false);
   std::error_code error;
-  fs::rename(temporary_path_, path_, error);
+  std::filesystem::rename(temporary_path_, path_, error);
   if (error) {
     throw OutputError("cannot rename '" + temporary_path_ + "' to '" + path_ +
                       "': " + error.message());
   }
   if (flush_to_disk) {
-    const auto start = std::chrono::steady_clock::now();
-    flush_directory_of(path_);
-    flush_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::filesystem::path target(path_);
+    dataset_file_fsync(target.has_parent_path() ? target.parent_path().string() : ".", true);
   }
   committed_ = true;
 }
 
-FrameReader::FrameReader(const std::string& path) {
-  prepare_hdf5();
+DatasetReader::DatasetReader(const std::string& path) : path_(path) {
+  dataset_file_quiet_hdf5();
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw OutputError("cannot open '" + path + "' as an HDF5 file");
-  dataset_ = H5Dopen2(file_, kDatasetName, H5P_DEFAULT);
-  if (dataset_ < 0) {
-    H5Fclose(file_);
-    throw OutputError("'" + path + "' has no dataset '" + kDatasetName + "'");
-  }
-  const hid_t space = H5Dget_space(dataset_);
-  hsize_t dims[3] = {0, 0, 0};
-  const bool three_d = H5Sget_simple_extent_ndims(space) == 3;
-  if (three_d) H5Sget_simple_extent_dims(space, dims, nullptr);
-  H5Sclose(space);
-  if (!three_d) {
-    H5Dclose(dataset_);
-    H5Fclose(file_);
-    throw OutputError("dataset '" + std::string(kDatasetName) + "' in '" + path +
-                      "' is not three-dimensional");
-  }
-  info_.frames = static_cast<int>(dims[0]);
-  info_.rows = static_cast<int>(dims[1]);
-  info_.cols = static_cast<int>(dims[2]);
-  Params& params = info_.params;
-  read_attribute(dataset_, "nbrow", H5T_NATIVE_INT, params.rows);
-  read_attribute(dataset_, "nbcol", H5T_NATIVE_INT, params.cols);
-  read_attribute(dataset_, "nbimage", H5T_NATIVE_INT, params.frames);
-  read_attribute(dataset_, "nbextrastep", H5T_NATIVE_INT, params.steps_per_frame);
-  read_attribute(dataset_, "killrate", H5T_NATIVE_FLOAT, params.rates.kill);
-  read_attribute(dataset_, "feedrate", H5T_NATIVE_FLOAT, params.rates.feed);
-  read_attribute(dataset_, "deltat", H5T_NATIVE_FLOAT, params.rates.dt);
-  read_attribute(dataset_, "diffusion_u", H5T_NATIVE_FLOAT, params.rates.diffusion_u);
-  read_attribute(dataset_, "diffusion_v", H5T_NATIVE_FLOAT, params.rates.diffusion_v);
-  params.output = path;
-  info_.implementation = read_string_attribute(dataset_, "implementation");
 }
 
-FrameReader::~FrameReader() {
-  H5Dclose(dataset_);
+DatasetReader::~DatasetReader() {
   H5Fclose(file_);
 }
 
-std::vector<float> FrameReader::read_frame(int index) const {
-  if (index < 0 || index >= info_.frames) {
-    throw OutputError("frame " + std::to_string(index) + " is outside [0, " +
-                      std::to_string(info_.frames) + ")");
+bool DatasetReader::has_dataset(const std::string& name) const {
+  return H5Lexists(file_, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+std::vector<std::int64_t> DatasetReader::shape(const std::string& name) const {
+  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
+  const hid_t space = H5Dget_space(dataset);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(rank > 0 ? static_cast<std::size_t>(rank) : 0);
+  if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  H5Sclose(space);
+  H5Dclose(dataset);
+  return std::vector<std::int64_t>(dims.begin(), dims.end());
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> dataset_file_read_all(hid_t file, const std::string& path, const std::string& name,
+                                     hid_t memory_type, std::int64_t count) {
+  std::vector<T> values(static_cast<std::size_t>(count));
+  const hid_t dataset = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path + "' has no dataset '" + name + "'");
+  const bool ok = H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
+  H5Dclose(dataset);
+  if (!ok) throw OutputError("cannot read dataset '" + name + "' of '" + path + "'");
+  return values;
+}
+
+std::int64_t dataset_file_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape) count *= extent;
+  return count;
+}
+
+}  // namespace
+
+std::vector<float> DatasetReader::read_floats(const std::string& name) const {
+  return dataset_file_read_all<float>(file_, path_, name, H5T_NATIVE_FLOAT,
+                                      dataset_file_count(shape(name)));
+}
+
+std::vector<std::int32_t> DatasetReader::read_ints(const std::string& name) const {
+  return dataset_file_read_all<std::int32_t>(file_, path_, name, H5T_NATIVE_INT32,
+                                             dataset_file_count(shape(name)));
+}
+
+std::string DatasetReader::description(const std::string& name) const {
+  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
+  std::string text;
+  if (H5Aexists(dataset, "description") > 0) {
+    try {
+      text = dataset_file_read_text(dataset, "description");
+    } catch (...) {
+      H5Dclose(dataset);
+      throw;
+    }
   }
-  std::vector<float> frame(static_cast<std::size_t>(info_.rows) * info_.cols);
-  const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
-  const hsize_t count[3] = {1, static_cast<hsize_t>(info_.rows), static_cast<hsize_t>(info_.cols)};
-  const hid_t file_space = H5Dget_space(dataset_);
-  const hid_t memory_space = H5Screate_simple(3, count, nullptr);
-  H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr);
-  const herr_t status =
-      H5Dread(dataset_, H5T_NATIVE_FLOAT, memory_space, file_space, H5P_DEFAULT, frame.data());
-  H5Sclose(memory_space);
-  H5Sclose(file_space);
-  if (status < 0) throw OutputError("cannot read frame " + std::to_string(index));
-  return frame;
+  H5Dclose(dataset);
+  return text;
+}
+
+double DatasetReader::number(const std::string& name) const {
+  const hid_t attribute = H5Aopen(file_, name.c_str(), H5P_DEFAULT);
+  if (attribute < 0) throw OutputError("'" + path_ + "' has no attribute '" + name + "'");
+  double value = 0.0;
+  const hid_t type = H5Aget_type(attribute);
+  const H5T_class_t type_class = H5Tget_class(type);
+  const bool ok = (type_class == H5T_FLOAT || type_class == H5T_INTEGER) &&
+                  H5Aread(attribute, H5T_NATIVE_DOUBLE, &value) >= 0;
+  H5Tclose(type);
+  H5Aclose(attribute);
+  if (!ok) throw OutputError("attribute '" + name + "' of '" + path_ + "' is not a number");
+  return value;
+}
+
+std::string DatasetReader::text(const std::string& name) const {
+  return dataset_file_read_text(file_, name);
 }
 
 }  // namespace gs

@@ -2,6 +2,7 @@
 // signal, deletes the partial file and exits): everything else happens in the run's own checks.
 #include "gs/interrupt.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,10 +34,12 @@ extern "C" void on_signal(int signal_number) {
 constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[3];
 struct sigaction g_previous_xfsz;
+int g_depth = 0;  // guards alive: only the outermost installs and restores the handlers
 
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
+  if (g_depth++ > 0) return;
   g_signal = 0;
   struct sigaction action {};
   action.sa_handler = on_signal;
@@ -49,6 +52,7 @@ InterruptGuard::InterruptGuard() {
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (--g_depth > 0) return;
   for (int i = 0; i < 3; ++i) sigaction(kCaught[i], &g_previous[i], nullptr);
   sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
   g_partial[0] = '\0';
@@ -66,11 +70,24 @@ void throw_if_interrupted(const std::string& when) {
 }
 
 void set_partial_output(const std::string& path) {
+  // The handler reads g_partial: keep the caught signals out of this thread while it changes, so
+  // that a second signal never unlinks a half-written name. (A signal delivered to another thread
+  // meanwhile still could; the writer sets the name once, before the first frame.)
+  sigset_t caught;
+  sigemptyset(&caught);
+  for (const int signal_number : kCaught) sigaddset(&caught, signal_number);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &caught, &previous);
   if (path.size() >= sizeof g_partial) {
     g_partial[0] = '\0';
-    return;
+  } else {
+    std::memcpy(g_partial, path.c_str(), path.size() + 1);
   }
-  std::memcpy(g_partial, path.c_str(), path.size() + 1);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+std::string partial_output() {
+  return std::string(g_partial);
 }
 
 bool BatchedAdvance::advance(Stepper& stepper, int steps, int frame) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -53,7 +54,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   Stopwatch total;
   std::unique_ptr<FrameWriter> writer;
   if (options.write_output) {
-    check_output_path(params.output, params.output_bytes());
+    // Checks the output path and the room before any work (check_output_path()).
     writer = std::make_unique<FrameWriter>(params.output, params, implementation.name);
   }
 
@@ -102,6 +103,10 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   }
   result.seconds = total.seconds();
   return result;
+}
+
+FrameLoop synchronous_frame_loop() {
+  return {nullptr, run_simulation};
 }
 
 void add_grid_flags(CLI::App& app, Params& p) {
@@ -198,9 +203,13 @@ int finish_stdout(const std::string& program_name, int code) {
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
                 const FrameLoop& loop) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
+  // instead of killing the program with SIGXFSZ before it can say what happened.
+  std::signal(SIGXFSZ, SIG_IGN);
   ProgramOptions options;
   CLI::App app{description, program_name};
   add_program_flags(app, options);
+  if (loop.add_flags) loop.add_flags(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -236,7 +245,7 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
 
   std::ostream& report = options.json ? std::cerr : std::cout;
   try {
-    const RunResult result = loop(*chosen, options);
+    const RunResult result = loop.run(*chosen, options);
     print_report(report, result);
     if (options.json) print_json(std::cout, result);
     return finish_stdout(program_name, kExitSuccess);

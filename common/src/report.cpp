@@ -2,6 +2,9 @@
 #include "gs/report.hpp"
 
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -54,7 +57,8 @@ void print_report(std::ostream& out, const RunResult& result) {
          << (result.pipeline.empty() ? std::string("synchronous") : result.pipeline) << "\n";
     if (result.copy_seconds > 0.0) {
       text << "  copy          " << result.copy_seconds << " s  ("
-           << rate_of(bytes, result.copy_seconds) << ", frames fetched on the computing thread)\n";
+           << rate_of(bytes, result.copy_seconds)
+           << ", frames from the stepper into host memory)\n";
     }
     if (result.waits > 0 || result.wait_seconds > 0.0) {
       text << "  waits         " << result.wait_seconds << " s  (" << result.waits
@@ -78,6 +82,32 @@ void print_report(std::ostream& out, const RunResult& result) {
   }
   text << "\n";
   out << text.str();
+}
+
+std::ofstream open_measurement_csv(const std::string& path) {
+  std::error_code error;
+  const bool fresh =
+      !std::filesystem::exists(path, error) || std::filesystem::file_size(path, error) == 0;
+  std::ofstream file(path, std::ios::app);
+  if (fresh) file << kMeasurementColumns << "\n";
+  return file;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
 }
 
 std::string json_string(const std::string& text) {

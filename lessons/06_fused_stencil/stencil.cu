@@ -66,11 +66,6 @@ enum class RowKind { edge, absent };
 // The layout, the launch plan, the warp's walk, the buffers and the graphs.
 #include "engine.cuh"
 
-// One explicit Euler step of one cell. With all nine weights equal to 1 the Laplacian is
-//   L(a) = sum over the in-grid neighbours of (neighbour - a) = box - cells * a,
-// where box is the sum of the 3x3 box around the cell (centre included, absent cells counting 0)
-// and cells the number of its cells that exist (9 inside, 6 on an edge, 4 in a corner). Then
-
 // ---------------------------------------------------------------------------------------------
 // 2. One step per launch: the fused kernel
 // ---------------------------------------------------------------------------------------------

@@ -8,22 +8,31 @@
 #include <string>
 #include <vector>
 
+#include "gs/program.hpp"
 #include "gs/stepper.hpp"
 
 namespace gs {
 
 /// @brief The whole benchmark program: parses @p argc / @p argv (grid flags, `--impl`, `--skip`,
-///        `--baseline`, `--max-seconds`, `--markdown FILE`, `--csv FILE`), measures the chosen
-///        ones of @p implementations, prints the table. Never throws; returns an ExitCode:
-///        kExitNoGpu when every chosen implementation needs a GPU and none is usable, kExitFailure
-///        when one failed, produced a non-finite state or an output could not be written.
+///        `--baseline`, `--max-seconds`, `--markdown FILE`, `--csv FILE`, `--end-to-end DIR`,
+///        `--fsync`), measures the chosen ones of @p implementations, prints the table. Compute
+///        only by default; with `--end-to-end DIR` each runs the whole program through @p loop
+///        with its output in DIR, beside a raw write of the same bytes to the same directory
+///        before and after it (the disk's own speed), and the table gives the ratio. Never
+///        throws; returns an ExitCode: kExitUsage for bad flags or when nothing is left to
+///        measure; kExitNoGpu when every chosen implementation needs a GPU and none is usable,
+///        or when one named by `--impl` does (the table of the others is printed first);
+///        kExitFailure when one failed, produced a non-finite state, or the table, `--markdown`
+///        or `--csv` could not be written. Ignores SIGXFSZ, as run_program() does.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations what may be measured, fastest first (the table shows them in the
 ///        course's order, reversed).
 /// @param program_name shown in `--help` and in messages.
 /// @param commit the commit the table names (`git describe` at build time).
+/// @param loop the frame loop of the end-to-end mode (gs_benchmark: the best one of the build).
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
-                  const std::string& program_name, const std::string& commit);
+                  const std::string& program_name, const std::string& commit,
+                  const FrameLoop& loop = synchronous_frame_loop());
 
 }  // namespace gs

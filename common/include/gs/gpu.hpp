@@ -30,4 +30,17 @@ bool print_device_report(std::ostream& out, bool measure);
 ///        plus bytes written (median of several 256 MiB copies); 0 when no GPU is available.
 double measured_copy_bandwidth();
 
+/// @brief Host <-> device copy bandwidths in bytes/s, from and to pageable (malloc) and pinned
+///        (page-locked, cudaHostAlloc) host memory: what crossing PCIe (or NVLink-C2C) costs.
+struct TransferBandwidths {
+  double host_to_device_pageable = 0.0;  ///< cudaMemcpy from pageable host memory.
+  double host_to_device_pinned = 0.0;    ///< cudaMemcpy from pinned host memory.
+  double device_to_host_pageable = 0.0;  ///< cudaMemcpy into pageable host memory.
+  double device_to_host_pinned = 0.0;    ///< cudaMemcpy into pinned host memory.
+};
+
+/// @brief Measures TransferBandwidths on device 0 with 64 MiB copies (median of several, after a
+///        warm-up); all zero when no GPU is available.
+TransferBandwidths measured_transfer_bandwidths();
+
 }  // namespace gs

@@ -30,6 +30,8 @@ class Interrupted : public std::runtime_error {
 ///        second one ends the process at once after deleting the file named by
 ///        set_partial_output()), and SIGXFSZ is ignored so that exceeding a file-size limit is an
 ///        error of write() instead of a kill. The previous handlers come back on destruction.
+///        Guards nest: only the outermost one installs the handlers (and clears a pending
+///        signal) and restores them; the others change nothing.
 class InterruptGuard {
  public:
   InterruptGuard();
@@ -47,7 +49,13 @@ void throw_if_interrupted(const std::string& when);
 
 /// @brief Names the file a second signal deletes before the immediate exit (the writer's partial
 ///        file); an empty @p path forgets it. Paths longer than 4095 bytes are not remembered.
+///        FrameWriter calls it when it creates its temporary file and again, with "", when it
+///        renames or deletes it.
 void set_partial_output(const std::string& path);
+
+/// @brief The file a second signal would delete now ("" when none): what set_partial_output()
+///        last remembered.
+std::string partial_output();
 
 /// @brief Advances a stepper by the steps of one frame in batches, checking for a signal between
 ///        batches, so that a large `-e` still stops within a fraction of a second. A frame of at

@@ -41,13 +41,22 @@ struct ProgramOptions {
   std::string implementation;  ///< `--impl`: which implementation; empty means the default.
 };
 
-/// @brief Runs one implementation with the given options and returns what it did: the frame
-///        loop. common/ has the synchronous one (run_simulation); lesson 07 has a pipelined one.
-using FrameLoop = std::function<RunResult(const Implementation&, const ProgramOptions&)>;
+/// @brief How a program gets from an implementation to its output file: the frame loop. common/
+///        has the synchronous one (synchronous_frame_loop()); lesson 07 has a pipelined one.
+struct FrameLoop {
+  /// @brief Adds the loop's own flags to the command line (may be empty).
+  std::function<void(CLI::App&)> add_flags;
+  /// @brief Runs @p implementation with @p options and returns what it did. Throws OutputError,
+  ///        Diverged, Interrupted or the implementation's own errors.
+  std::function<RunResult(const Implementation&, const ProgramOptions&)> run;
+};
 
 /// @brief The synchronous frame loop: compute a frame, fetch it, write it, and so on. Throws
 ///        OutputError, Diverged, Interrupted or the implementation's own errors.
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options);
+
+/// @brief run_simulation() as a FrameLoop (no flags of its own).
+FrameLoop synchronous_frame_loop();
 
 /// @brief Adds the grid flags `-r`, `-c`, `-n`, `-e` bound to @p params (every program).
 void add_grid_flags(CLI::App& app, Params& params);
@@ -71,15 +80,16 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
 
 /// @brief The whole program: parses @p argc / @p argv, picks an implementation from
 ///        @p implementations (the first usable one unless `--impl` names one), runs it with
-///        @p loop and reports. Never throws; returns an ExitCode.
+///        @p loop and reports. Never throws; returns an ExitCode. Ignores SIGXFSZ, so that a
+///        file-size limit (`ulimit -f`) is a failed write it reports, like a full disk.
 /// @param argc argument count, as main() received it.
 /// @param argv arguments, as main() received them.
 /// @param implementations the choices, fastest first; `--list` prints them.
 /// @param program_name shown in `--help` and in messages.
 /// @param description one line under the name in `--help`.
-/// @param loop the frame loop (default: the synchronous run_simulation).
+/// @param loop the frame loop (default: the synchronous one).
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
-                const FrameLoop& loop = run_simulation);
+                const FrameLoop& loop = synchronous_frame_loop());
 
 }  // namespace gs

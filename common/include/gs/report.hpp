@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <iosfwd>
 #include <string>
 
@@ -49,6 +50,23 @@ void print_json(std::ostream& out, const RunResult& result);
 
 /// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
 std::string si(double value, const std::string& unit);
+
+/// @brief The columns of every measurement file of the course (docs/data/*.csv): what
+///        gs_benchmark, the lessons' benchmarks and benchmarks/peers/run.sh append and
+///        tools/charts.py reads.
+inline constexpr const char* kMeasurementColumns =
+    "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,extrapolated,"
+    "device_name,date,commit";
+
+/// @brief Opens @p path to append measurement rows, writing the header line (kMeasurementColumns)
+///        first when the file is new or empty. Check the stream after writing.
+std::ofstream open_measurement_csv(const std::string& path);
+
+/// @brief The CPU's model name as /proc/cpuinfo gives it ("unknown CPU" elsewhere).
+std::string cpu_model();
+
+/// @brief Today's date in UTC as YYYY-MM-DD: the date every measurement is labelled with.
+std::string today_utc();
 
 /// @brief A string as a JSON string literal (quotes, backslashes and control characters escaped).
 std::string json_string(const std::string& text);

@@ -1,0 +1,378 @@
+// Pictures for gs_render: the inferno colormap, PNG through libpng, animated GIF through giflib,
+// and ffmpeg started with an argument vector (posix_spawn), never through a shell, so that no file
+// name is ever read as a command.
+#include "pictures.hpp"
+
+#include <gif_lib.h>
+#include <png.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csetjmp>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "gs/colormap.hpp"
+#include "gs/interrupt.hpp"
+
+extern char** environ;
+
+namespace gs::render {
+namespace {
+
+std::string reason_of(int error_number) {
+  return error_number != 0 ? std::string(" (") + std::strerror(error_number) + ")" : std::string();
+}
+
+// A picture file being written: fopen'ed, every write checked (the first error number kept), and
+// deleted on failure when it is a regular file (never a device or a FIFO given as the name).
+class PictureFile {
+ public:
+  explicit PictureFile(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (file_ == nullptr) {
+      const int error = errno;
+      throw PictureError("cannot create '" + path + "'" + reason_of(error));
+    }
+    struct stat status {};
+    regular_ = ::fstat(::fileno(file_), &status) == 0 && S_ISREG(status.st_mode);
+    // A second Ctrl-C deletes the file before the immediate exit (only a regular file). The GIF
+    // stays open while the PNGs come and go: each PNG puts the GIF's name back when it is done.
+    if (regular_) {
+      previous_partial_ = gs::partial_output();
+      gs::set_partial_output(path_);
+    }
+  }
+  ~PictureFile() { discard(); }
+  PictureFile(const PictureFile&) = delete;
+  PictureFile& operator=(const PictureFile&) = delete;
+
+  bool write(const void* data, std::size_t bytes) {
+    if (error_ != 0) return false;
+    if (std::fwrite(data, 1, bytes, file_) != bytes) {
+      error_ = errno != 0 ? errno : EIO;
+      return false;
+    }
+    return true;
+  }
+  int error() const { return error_; }
+  const std::string& path() const { return path_; }
+
+  // Flushes and closes; throws (and deletes the file) if any write or the close failed.
+  void close(const std::string& what) {
+    errno = 0;
+    if (error_ == 0 && std::fflush(file_) != 0) error_ = errno != 0 ? errno : EIO;
+    const int closed = std::fclose(std::exchange(file_, nullptr));
+    if (error_ == 0 && closed != 0) error_ = errno != 0 ? errno : EIO;
+    if (error_ != 0) {
+      const int error = error_;
+      discard();
+      throw PictureError(
+          what + " '" + path_ + "' failed" + reason_of(error) +
+          (error == ENOSPC || error == EFBIG || error == EDQUOT ? "; is the disk full?" : ""));
+    }
+    forget_partial();
+    kept_ = true;
+  }
+
+  // Deletes the incomplete file (nothing once close() succeeded).
+  void discard() noexcept {
+    if (file_ != nullptr) std::fclose(std::exchange(file_, nullptr));
+    if (!kept_ && regular_) ::unlink(path_.c_str());
+    kept_ = true;
+    forget_partial();
+  }
+
+ private:
+  void forget_partial() noexcept {
+    if (regular_ && gs::partial_output() == path_) gs::set_partial_output(previous_partial_);
+  }
+
+  std::string path_;
+  std::string previous_partial_;
+  std::FILE* file_ = nullptr;
+  int error_ = 0;
+  bool regular_ = false;
+  bool kept_ = false;
+};
+
+// libpng reports through these: bytes go to the PictureFile, an error becomes a message and a
+// longjmp back into write_png.
+struct PngContext {
+  PictureFile* file = nullptr;
+  char message[256] = {};
+};
+
+extern "C" void png_write_to_file(png_structp png, png_bytep data, size_t length) {
+  auto* context = static_cast<PngContext*>(png_get_io_ptr(png));
+  if (!context->file->write(data, length)) png_error(png, "write failed");
+}
+
+extern "C" void png_flush_nothing(png_structp) {}
+
+extern "C" void png_on_error(png_structp png, png_const_charp message) {
+  auto* context = static_cast<PngContext*>(png_get_error_ptr(png));
+  std::snprintf(context->message, sizeof context->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+extern "C" void png_on_warning(png_structp, png_const_charp) {}
+
+// The libpng calls, apart so that no C++ object lives between setjmp and longjmp. Returns
+// false after a libpng error (its message in context.message).
+bool encode_png(png_structp png, png_infop info, int rows, int cols, const float* v, float vmin,
+                float vmax, unsigned char* row) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_IHDR(png, info, static_cast<png_uint_32>(cols), static_cast<png_uint_32>(rows), 8,
+               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  const double scale = vmax > vmin ? 1.0 / (static_cast<double>(vmax) - vmin) : 0.0;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const auto rgb = inferno((v[static_cast<std::size_t>(r) * cols + c] - vmin) * scale);
+      std::copy(rgb.begin(), rgb.end(), row + 3 * c);
+    }
+    png_write_row(png, row);
+  }
+  png_write_end(png, nullptr);
+  return true;
+}
+
+}  // namespace
+
+std::array<unsigned char, 3> inferno(double t) {
+  return gs::inferno(t);
+}
+
+std::array<std::array<unsigned char, 3>, 256> inferno_palette() {
+  std::array<std::array<unsigned char, 3>, 256> palette{};
+  for (int i = 0; i < 256; ++i) palette[i] = inferno(i / 255.0);
+  return palette;
+}
+
+void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v, float vmin,
+               float vmax) {
+  PictureFile file(path);
+  PngContext context;
+  context.file = &file;
+  std::vector<unsigned char> row(static_cast<std::size_t>(cols) * 3);
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, png_on_error, png_on_warning);
+  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
+  if (png == nullptr || info == nullptr) {
+    png_destroy_write_struct(&png, &info);
+    throw PictureError("libpng could not start writing '" + path + "' (out of memory?)");
+  }
+  png_set_write_fn(png, &context, png_write_to_file, png_flush_nothing);
+  const bool encoded = encode_png(png, info, rows, cols, v.data(), vmin, vmax, row.data());
+  png_destroy_write_struct(&png, &info);
+  if (!encoded && file.error() == 0) {
+    throw PictureError("libpng failed while writing '" + path + "': " + context.message);
+  }
+  file.close("writing");  // reports a failed write (e.g. "No space left on device")
+}
+
+GifGeometry gif_geometry(int rows, int cols, int max_size) {
+  constexpr int kGifLimit = 65535;  // a GIF's width and height are 16-bit numbers
+  const int longer = std::max(rows, cols);
+  const int limit = max_size > 0 ? std::min(max_size, kGifLimit) : kGifLimit;
+  GifGeometry geometry;
+  geometry.factor = std::max(1, (longer + limit - 1) / limit);
+  geometry.width = (cols + geometry.factor - 1) / geometry.factor;
+  geometry.height = (rows + geometry.factor - 1) / geometry.factor;
+  return geometry;
+}
+
+std::vector<unsigned char> gif_pixels(const std::vector<float>& v, int rows, int cols,
+                                      const GifGeometry& geometry, float vmin, float vmax) {
+  const double scale = vmax > vmin ? 255.0 / (static_cast<double>(vmax) - vmin) : 0.0;
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(geometry.width) * geometry.height);
+  const int f = geometry.factor;
+  for (int y = 0; y < geometry.height; ++y) {
+    for (int x = 0; x < geometry.width; ++x) {
+      double sum = 0.0;
+      int count = 0;
+      for (int r = y * f; r < std::min(rows, (y + 1) * f); ++r) {
+        for (int c = x * f; c < std::min(cols, (x + 1) * f); ++c) {
+          const float value = v[static_cast<std::size_t>(r) * cols + c];
+          if (std::isfinite(value)) {
+            sum += value;
+            ++count;
+          }
+        }
+      }
+      const double level = count > 0 ? (sum / count - vmin) * scale : 0.0;
+      pixels[static_cast<std::size_t>(y) * geometry.width + x] =
+          static_cast<unsigned char>(std::lround(std::clamp(level, 0.0, 255.0)));
+    }
+  }
+  return pixels;
+}
+
+struct GifAnimation::Sink {
+  explicit Sink(const std::string& path) : file(path) {}
+  PictureFile file;
+};
+
+namespace {
+
+extern "C" int gif_write_to_file(GifFileType* gif, const GifByteType* bytes, int length) {
+  auto* file = static_cast<PictureFile*>(gif->UserData);
+  return file->write(bytes, static_cast<std::size_t>(length)) ? length : 0;
+}
+
+}  // namespace
+
+GifAnimation::GifAnimation(const std::string& path, int width, int height, int delay_centiseconds)
+    : path_(path),
+      sink_(std::make_unique<Sink>(path)),
+      width_(width),
+      height_(height),
+      delay_(delay_centiseconds) {
+  int error = 0;
+  GifFileType* gif = EGifOpen(&sink_->file, gif_write_to_file, &error);
+  if (gif == nullptr) fail("cannot start writing", error);
+  gif_ = gif;
+  EGifSetGifVersion(gif, true);  // GIF89a: delays and looping need its extensions
+
+  ColorMapObject* palette = GifMakeMapObject(256, nullptr);
+  if (palette == nullptr) fail("out of memory while writing", E_GIF_ERR_NOT_ENOUGH_MEM);
+  const auto colours = inferno_palette();
+  for (int i = 0; i < 256; ++i) {
+    palette->Colors[i].Red = colours[i][0];
+    palette->Colors[i].Green = colours[i][1];
+    palette->Colors[i].Blue = colours[i][2];
+  }
+  const int described = EGifPutScreenDesc(gif, width_, height_, 8, 0, palette);
+  GifFreeMapObject(palette);
+  if (described == GIF_ERROR) fail("writing", gif->Error);
+
+  // The NETSCAPE2.0 application extension: loop forever (count 0).
+  static const char kApplication[] = "NETSCAPE2.0";
+  static const unsigned char kLoopForever[] = {1, 0, 0};
+  if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
+      EGifPutExtensionBlock(gif, 11, kApplication) == GIF_ERROR ||
+      EGifPutExtensionBlock(gif, 3, kLoopForever) == GIF_ERROR ||
+      EGifPutExtensionTrailer(gif) == GIF_ERROR) {
+    fail("writing", gif->Error);
+  }
+}
+
+GifAnimation::~GifAnimation() {
+  if (gif_ != nullptr) {
+    int ignored = 0;
+    EGifCloseFile(static_cast<GifFileType*>(gif_), &ignored);
+  }
+  if (!finished_) sink_->file.discard();
+}
+
+void GifAnimation::fail(const std::string& what, int gif_error) {
+  const int error = sink_->file.error();
+  if (gif_ != nullptr) {
+    int ignored = 0;
+    EGifCloseFile(static_cast<GifFileType*>(gif_), &ignored);
+    gif_ = nullptr;
+  }
+  sink_->file.discard();
+  const char* gif_message = GifErrorString(gif_error);
+  throw PictureError(what + " '" + path_ + "' failed" +
+                     (error != 0
+                          ? reason_of(error) + "; is the disk full?"
+                          : std::string(": ") + (gif_message ? gif_message : "giflib error")));
+}
+
+void GifAnimation::add_frame(const std::vector<unsigned char>& pixels) {
+  auto* gif = static_cast<GifFileType*>(gif_);
+  if (gif == nullptr || finished_) throw PictureError("'" + path_ + "' is already closed");
+  if (pixels.size() != static_cast<std::size_t>(width_) * height_) {
+    throw PictureError("a GIF frame of " + std::to_string(pixels.size()) + " pixels is not " +
+                       std::to_string(width_) + " x " + std::to_string(height_));
+  }
+  GraphicsControlBlock control{};
+  control.DisposalMode = DISPOSE_DO_NOT;
+  control.UserInputFlag = false;
+  control.DelayTime = delay_;
+  control.TransparentColor = NO_TRANSPARENT_COLOR;
+  GifByteType extension[4];
+  const std::size_t length = EGifGCBToExtension(&control, extension);
+  if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, static_cast<int>(length), extension) ==
+          GIF_ERROR ||
+      EGifPutImageDesc(gif, 0, 0, width_, height_, false, nullptr) == GIF_ERROR) {
+    fail("writing", gif->Error);
+  }
+  std::vector<GifPixelType> line(static_cast<std::size_t>(width_));
+  for (int y = 0; y < height_; ++y) {
+    std::copy_n(pixels.begin() + static_cast<std::ptrdiff_t>(y) * width_, width_, line.begin());
+    if (EGifPutLine(gif, line.data(), width_) == GIF_ERROR) fail("writing", gif->Error);
+  }
+  ++frames_;
+}
+
+void GifAnimation::finish() {
+  if (finished_) return;
+  int error = 0;
+  const int closed = EGifCloseFile(static_cast<GifFileType*>(gif_), &error);  // writes the trailer
+  gif_ = nullptr;
+  if (closed == GIF_ERROR) fail("writing", error);
+  sink_->file.close("writing");
+  finished_ = true;
+}
+
+std::string find_program(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  const std::string directories = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= directories.size()) {
+    const std::size_t end = std::min(directories.find(':', start), directories.size());
+    const std::string directory = directories.substr(start, end - start);
+    const std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
+    struct stat status {};
+    if (::stat(candidate.c_str(), &status) == 0 && S_ISREG(status.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+int run_without_shell(const std::vector<std::string>& arguments) {
+  std::vector<char*> argv;
+  for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  // The child starts with the default action for the signals this program catches or ignores
+  // (SIGXFSZ is ignored here so that a file-size limit is an error; the child decides itself).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGXFSZ, SIGPIPE}) {
+    sigaddset(&defaults, signal_number);
+  }
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t child = 0;
+  const int started =
+      posix_spawn(&child, arguments.at(0).c_str(), nullptr, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
+  if (started != 0) {
+    throw PictureError("cannot run '" + arguments[0] + "'" + reason_of(started));
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      throw PictureError("lost track of '" + arguments[0] + "'" + reason_of(errno));
+    }
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace gs::render

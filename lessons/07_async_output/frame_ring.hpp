@@ -1,0 +1,69 @@
+// Lesson 07, the file you edit: the hand-off between the thread that computes frames and the
+// thread that writes them, through a ring of slots in host memory.
+//
+// Included by pipeline.cpp (inside its anonymous namespace, after <mutex>, <condition_variable>
+// and, with CUDA, <cuda_runtime.h>). Frame i lives in slot i % slots(). The computing thread
+// acquire()s the slot, fills it (or has the GPU fill it), and publish()es the frame; the writer
+// thread takes frames in order with next(), writes each one, and release()s it. The one rule: a
+// slot must not be refilled before the writer has released the frame it holds, i.e. frame i may
+// enter its slot only once frame i - slots() is released.
+#pragma once
+
+class FrameRing {
+ public:
+  explicit FrameRing(int slots) : slots_(slots) {}
+
+  int slots() const { return slots_; }
+
+  // TODO(lesson 07): make the five calls below a correct hand-off between two threads with one
+  // std::mutex and one std::condition_variable: counters of the frames published, taken and
+  // released, and the closed and aborted flags; every change under the lock, then notify_all().
+  // README.md, "The exercise", has the rules and hints. As shipped nothing is handed over: the
+  // writer sees no frame, and nothing ever waits.
+
+  // Computing thread: waits until frame's slot is free (frame - slots() is released); count the
+  // waits. False if the ring was aborted.
+  bool acquire(int frame) {
+    (void)frame;
+    return true;
+  }
+
+  // Computing thread: frame is in its slot (frames are published in order).
+  void publish(int frame) { (void)frame; }
+
+  // Writer thread: the next frame in order, waiting for it; false once the ring is closed and
+  // every published frame was taken, or at once if it was aborted.
+  bool next(int& frame) {
+    (void)frame;
+    return false;
+  }
+
+  // Writer thread: frame is written; its slot may be refilled.
+  void release(int frame) { (void)frame; }
+
+  // Computing thread: no frame will be published any more.
+  void close() {}
+
+  // Either thread: stop now; every waiting call returns false.
+  void abort() {}
+
+  // How many times acquire() found the ring full and waited.
+  int waits() const { return 0; }
+
+ private:
+  const int slots_;
+};
+
+#if GS_HAVE_CUDA
+// GPU: queues the download of one frame into its pinned host slot on the copy stream.
+inline void queue_frame_copy(cudaStream_t copy_stream, cudaEvent_t snapshot_ready,
+                             const void* device_slot, void* host_slot, std::size_t bytes,
+                             cudaEvent_t copy_started, cudaEvent_t copied) {
+  // TODO(lesson 07): on copy_stream, wait for snapshot_ready (cudaStreamWaitEvent), record
+  // copy_started, copy `bytes` from device_slot to host_slot without waiting
+  // (cudaMemcpyAsync, device to host), and record `copied`, the event the writer waits for.
+  // Check every call with GS_CUDA_CHECK. As shipped nothing is copied.
+  (void)copy_stream, (void)snapshot_ready, (void)device_slot, (void)host_slot, (void)bytes,
+      (void)copy_started, (void)copied;
+}
+#endif

@@ -1,0 +1,969 @@
+// gs_sweep, lesson 09's program: a parameter sweep of Gray-Scott over a grid of (F, k) pairs, all
+// advanced as one batch, written as an HDF5 file and a PNG map of the patterns; and
+// `gs_sweep benchmark`, which measures the batch against lesson 06's single official-size grid
+// and against the same members run one after the other. The steppers are sweep.cpp's
+// (batch.hpp); the picture is mosaic.cpp's. Read, not edited.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch.hpp"
+#include "gs/gpu.hpp"
+#include "gs/hdf5_io.hpp"
+#include "gs/interrupt.hpp"
+#include "gs/lesson.hpp"
+#include "gs/params.hpp"
+#include "gs/program.hpp"
+#include "gs/report.hpp"
+#include "gs/state.hpp"
+#include "gs/timing.hpp"
+#include "gs_commit.hpp"
+#include "mosaic.hpp"
+#include "registry.hpp"
+
+namespace GS_LESSON_NAMESPACE {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The per-member summary: what the map says without looking at every tile
+// ---------------------------------------------------------------------------------------------
+
+// A member "died out" when its largest v at the end is below this: the pattern decayed to the
+// trivial state u = 1, v = 0.
+constexpr float kDeadBelow = 1e-3f;
+// A cell is "covered" when its v is above this: inside a spot, a stripe or a wave.
+constexpr float kCoveredAbove = 0.1f;
+// A member is "still changing" when the mean |v(N) - v(N - W)| over its cells is above this:
+// travelling waves, splitting spots; below it the pattern stands still (steady spots, stripes).
+constexpr float kChangingAbove = 1e-3f;
+// The largest batch: CUDA's limit on gridDim.z (the streaming kernel's member index).
+constexpr int kMaxMembers = 65535;
+
+struct Summary {
+  std::vector<float> mean_v;       // mean of v over the member's cells at the end
+  std::vector<float> covered;      // fraction of the cells with v > kCoveredAbove at the end
+  std::vector<float> max_v;        // largest v at the end
+  std::vector<std::int32_t> died;  // 1 when max_v < kDeadBelow, else 0
+  std::vector<float> change;       // mean |v(N) - v(N - W)| over the cells
+};
+
+Summary summarise(const std::vector<float>& v, const std::vector<float>& v_before, int members,
+                  std::size_t cells) {
+  Summary s;
+  for (int m = 0; m < members; ++m) {
+    const float* now = v.data() + static_cast<std::size_t>(m) * cells;
+    const float* before = v_before.data() + static_cast<std::size_t>(m) * cells;
+    double sum = 0.0;
+    double change = 0.0;
+    std::size_t covered = 0;
+    float largest = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < cells; ++i) {
+      sum += now[i];
+      change += std::fabs(static_cast<double>(now[i]) - before[i]);
+      covered += now[i] > kCoveredAbove ? 1 : 0;
+      largest = std::max(largest, now[i]);
+    }
+    s.mean_v.push_back(static_cast<float>(sum / static_cast<double>(cells)));
+    s.covered.push_back(static_cast<float>(static_cast<double>(covered) / cells));
+    s.max_v.push_back(largest);
+    s.died.push_back(largest < kDeadBelow ? 1 : 0);
+    s.change.push_back(static_cast<float>(change / static_cast<double>(cells)));
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags and their checks
+// ---------------------------------------------------------------------------------------------
+
+// `first:last:count`: count values evenly spaced from first to last; a single number is one value.
+struct Range {
+  double first = 0.0;
+  double last = 0.0;
+  int count = 0;
+  std::vector<float> values() const {
+    std::vector<float> values;
+    for (int i = 0; i < count; ++i) {
+      const double t = count > 1 ? static_cast<double>(i) / (count - 1) : 0.0;
+      values.push_back(static_cast<float>(first + t * (last - first)));
+    }
+    return values;
+  }
+};
+
+bool parse_number(const std::string& text, double& value) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  return errno == 0 && end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+// Parses `text` given to `flag`; every problem goes to `problems`, naming the flag.
+Range parse_range(const std::string& text, const std::string& flag,
+                  std::vector<std::string>& problems) {
+  Range range;
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ':');) parts.push_back(part);
+  if (!text.empty() && text.back() == ':') parts.push_back("");
+  const std::string usage = flag + " takes FIRST:LAST:COUNT (e.g. 0.01:0.06:32) or one value";
+  if (parts.size() == 1) {
+    range.count = 1;
+    if (!parse_number(parts[0], range.first)) {
+      problems.push_back(usage + " (got '" + text + "')");
+      return range;
+    }
+    range.last = range.first;
+  } else if (parts.size() == 3) {
+    char* end = nullptr;
+    errno = 0;
+    const long count = std::strtol(parts[2].c_str(), &end, 10);
+    if (!parse_number(parts[0], range.first) || !parse_number(parts[1], range.last) ||
+        parts[2].empty() || errno != 0 || end != parts[2].c_str() + parts[2].size()) {
+      problems.push_back(usage + " (got '" + text + "')");
+      return range;
+    }
+    if (count < 1 || count > kMaxMembers) {
+      problems.push_back(flag + ": the count must be between 1 and " + std::to_string(kMaxMembers) +
+                         " (got " + parts[2] + ")");
+      return range;
+    }
+    range.count = static_cast<int>(count);
+  } else {
+    problems.push_back(usage + " (got '" + text + "')");
+    return range;
+  }
+  if (range.count > 1 && range.first > range.last) {
+    problems.push_back(flag + " " + text + ": the range is inverted (" + parts[0] + " > " +
+                       parts[1] + "); give it from the smallest value to the largest");
+  } else if (range.count > 1 && range.first == range.last) {
+    problems.push_back(flag + " " + text + ": the range is empty (first = last) but asks for " +
+                       std::to_string(range.count) + " values; give one value, or a count of 1");
+  } else if (range.count == 1 && parts.size() == 3 && range.first != range.last) {
+    problems.push_back(flag + " " + text + ": a count of 1 needs first = last (or one value)");
+  }
+  if (range.first <= 0.0 || range.last <= 0.0) {
+    problems.push_back(flag + " " + text + ": every rate must be greater than 0");
+  }
+  return range;
+}
+
+// The flags both modes share: the grid, the steps and the shared rates.
+struct Common {
+  int rows = 128;
+  int cols = 128;
+  int steps = 10000;
+  float diffusion_u = 0.1f;
+  float diffusion_v = 0.05f;
+  float dt = 1.0f;
+  std::string device = "auto";
+  std::string path = "auto";
+};
+
+void add_common_flags(CLI::App& app, Common& c) {
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("-r,--nbrow", c.rows, "rows of every member's grid")->capture_default_str();
+  app.add_option("-c,--nbcol", c.cols, "columns of every member's grid")->capture_default_str();
+  app.add_option("--steps", c.steps, "steps every member makes")->capture_default_str();
+  app.add_option("-u,--diffusion-u", c.diffusion_u, "diffusion rate Du of u (shared)")
+      ->capture_default_str();
+  app.add_option("-v,--diffusion-v", c.diffusion_v, "diffusion rate Dv of v (shared)")
+      ->capture_default_str();
+  app.add_option("-t,--deltat", c.dt, "time step dt (shared; stable while dt*max(Du,Dv) <= 1/6)")
+      ->capture_default_str();
+  app.add_option("--device", c.device, "auto (the GPU when one is usable), gpu or cpu")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  app.add_option("--path", c.path,
+                 "GPU kernel: auto (resident when a member fits in shared memory), resident or "
+                 "streaming")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "resident", "streaming"}));
+}
+
+// The problems of the grid, the steps and the shared rates, each naming its flag.
+void check_common(const Common& c, std::vector<std::string>& problems) {
+  if (c.rows < 1)
+    problems.push_back("-r/--nbrow must be at least 1 (got " + std::to_string(c.rows) + ")");
+  if (c.cols < 1)
+    problems.push_back("-c/--nbcol must be at least 1 (got " + std::to_string(c.cols) + ")");
+  if (c.steps < 1) {
+    problems.push_back("--steps must be at least 1 (got " + std::to_string(c.steps) + ")");
+  }
+  if (c.rows >= 1 && c.cols >= 1 && std::int64_t{c.rows} * c.cols > gs::kMaxCells) {
+    problems.push_back("-r/--nbrow x -c/--nbcol must be at most " + std::to_string(gs::kMaxCells) +
+                       " cells per member");
+  }
+  // The shared rates are checked by common/'s rules; F and k are the ranges' (checked above),
+  // so valid stand-ins keep their messages out.
+  gs::Rates shared;
+  shared.diffusion_u = c.diffusion_u;
+  shared.diffusion_v = c.diffusion_v;
+  shared.dt = c.dt;
+  for (std::string& problem : gs::find_problems(shared)) problems.push_back(std::move(problem));
+}
+
+GpuPath gpu_path(const std::string& name) {
+  if (name == "resident") return GpuPath::resident;
+  if (name == "streaming") return GpuPath::streaming;
+  return GpuPath::automatic;
+}
+
+// Thrown for a batch that cannot run (too large, no GPU): exit code and message.
+struct Refusal {
+  int exit_code;
+  std::string message;
+};
+
+// "CPU" or "GPU" after --device: the GPU when asked and usable; refuses --device gpu without one.
+bool use_gpu(const std::string& device) {
+  const bool gpu_usable = gpu_compiled() && gs::gpu_status().available;
+  if (device == "gpu" && !gpu_usable) {
+    throw Refusal{gs::kExitNoGpu,
+                  "--device gpu: " + (gpu_compiled() ? gs::gpu_status().reason
+                                                     : std::string("this build has no CUDA "
+                                                                   "support"))};
+  }
+  return device == "gpu" || (device == "auto" && gpu_usable);
+}
+
+std::string bytes(double count) {
+  return gs::si(count, "B");
+}
+
+// Memory the host has for new allocations (MemAvailable), or -1 when unknown.
+std::int64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      return std::strtoll(line.c_str() + 13, nullptr, 10) * 1024;
+    }
+  }
+  return -1;
+}
+
+// Refuses a batch that does not fit: in device memory (the GPU path's fields), and in host
+// memory (the CPU path's fields, and the copies of v the program keeps). Says how much it needs,
+// how much is free and how many members of this size would fit.
+void check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols,
+                  int host_copies_per_member) {
+  const double cells = static_cast<double>(rows) * cols;
+  const auto refuse = [&](const char* where, double per_member, double free_bytes) {
+    const double needed = per_member * members;
+    if (needed <= free_bytes) return;
+    const double fit = std::floor(free_bytes / per_member);
+    std::ostringstream message;
+    message << "the batch does not fit in " << where << ": " << members << " members of " << rows
+            << " x " << cols << " cells need " << bytes(needed) << " (" << bytes(per_member)
+            << " per member), " << bytes(std::max(0.0, free_bytes)) << " is free; at most "
+            << static_cast<long long>(std::max(0.0, fit))
+            << " members of this size fit: sweep fewer (F, k) pairs or a smaller grid";
+    throw Refusal{gs::kExitUsage, message.str()};
+  };
+  if (gpu) {
+    const DeviceMemory memory = device_memory();
+    const double reserve = 64.0 * (1 << 20);  // kernels' own needs, other allocations
+    refuse("device memory", static_cast<double>(plan.bytes_per_member),
+           static_cast<double>(memory.free) - reserve);
+  }
+  const double host_per_member =
+      cells * sizeof(float) * (host_copies_per_member + (gpu ? 0 : 4)) + 2 * sizeof(float);
+  const std::int64_t available = host_available_bytes();
+  if (available >= 0) refuse("host memory", host_per_member, static_cast<double>(available));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the batch: chunks of about a quarter second, a progress line, signals
+// ---------------------------------------------------------------------------------------------
+
+class Progress {
+ public:
+  Progress(int total_steps, double cells_per_step, bool enabled)
+      : total_(total_steps), cells_(cells_per_step), enabled_(enabled) {}
+  void update(int done) {
+    if (!enabled_) return;
+    const double now = clock_.seconds();
+    if (done < total_ && now - last_draw_ < 0.25) return;
+    last_draw_ = now;
+    const double rate = now > 0.0 ? done / now : 0.0;
+    std::fprintf(stderr, "\r  step %d/%d (%3.0f%%)  %.3g cell-updates/s  ETA %.1f s   ", done,
+                 total_, 100.0 * done / total_, rate * cells_,
+                 rate > 0.0 ? (total_ - done) / rate : 0.0);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+  void finish() {
+    if (drawn_) std::fputc('\n', stderr);
+    drawn_ = false;
+  }
+
+ private:
+  int total_;
+  double cells_;
+  bool enabled_;
+  bool drawn_ = false;
+  gs::Stopwatch clock_;
+  double last_draw_ = -1.0;
+};
+
+// Advances from step `done` to `target`: chunks sized from the measured speed to take about a
+// quarter of a second, the device waited for after each, a signal checked between them.
+class ChunkedRun {
+ public:
+  ChunkedRun(BatchStepper& stepper, Progress& progress) : stepper_(stepper), progress_(progress) {}
+  void advance_to(int target) {
+    while (done_ < target) {
+      gs::throw_if_interrupted("at step " + std::to_string(done_));
+      const int now = std::min(chunk_, target - done_);
+      gs::Stopwatch clock;
+      stepper_.advance(now);
+      stepper_.synchronize();
+      const double seconds = clock.seconds();
+      done_ += now;
+      progress_.update(done_);
+      if (seconds > 0.0) {
+        chunk_ = static_cast<int>(std::clamp(now * 0.25 / seconds, 1.0, 1.0e6));
+      }
+    }
+  }
+
+ private:
+  BatchStepper& stepper_;
+  Progress& progress_;
+  int done_ = 0;
+  int chunk_ = 8;
+};
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// A file written under a temporary name: removed by the destructor unless it was renamed.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& path)
+      : path_(path), temporary_(path + ".partial-" + std::to_string(::getpid())) {}
+  ~TemporaryFile() {
+    if (!renamed_) std::remove(temporary_.c_str());
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::string& temporary() const { return temporary_; }
+  void rename() {
+    std::error_code error;
+    std::filesystem::rename(temporary_, path_, error);
+    if (error) {
+      throw gs::OutputError("cannot rename '" + temporary_ + "' to '" + path_ +
+                            "': " + error.message());
+    }
+    renamed_ = true;
+  }
+
+ private:
+  std::string path_;
+  std::string temporary_;
+  bool renamed_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// gs_sweep
+// ---------------------------------------------------------------------------------------------
+
+struct SweepOptions {
+  Common common;
+  std::string feed = "0.01:0.06:32";
+  std::string kill = "0.04:0.07:32";
+  std::string output = "sweep.h5";
+  std::string png = "sweep.png";
+  bool write_hdf5 = true;
+  bool write_png = true;
+  bool fsync = true;
+  bool progress = false;
+  int window = 500;
+  int tile = 64;
+  float vmax = std::numeric_limits<float>::quiet_NaN();
+};
+
+int run_sweep(int argc, char** argv, const std::string& name) {
+  SweepOptions o;
+  CLI::App app{
+      "Gray-Scott parameter sweep: every (F, k) pair of two ranges as one batch of "
+      "simulations; writes the last v of each (HDF5) and the map of patterns (PNG). `" +
+          name + " benchmark --help` measures the batch.",
+      name};
+  add_common_flags(app, o.common);
+  app.add_option("--feed", o.feed, "feed rates F: FIRST:LAST:COUNT, or one value")
+      ->capture_default_str();
+  app.add_option("--kill", o.kill, "kill rates k: FIRST:LAST:COUNT, or one value")
+      ->capture_default_str();
+  app.add_option("-o,--output", o.output, "HDF5 file of the results")->capture_default_str();
+  app.add_option("--png", o.png, "PNG file of the map")->capture_default_str();
+  app.add_flag_callback(
+      "--no-hdf5", [&o] { o.write_hdf5 = false; }, "write no HDF5 file");
+  app.add_flag_callback(
+      "--no-png", [&o] { o.write_png = false; }, "write no PNG file");
+  app.add_flag_callback(
+      "--no-output",
+      [&o] {
+        o.write_hdf5 = false;
+        o.write_png = false;
+      },
+      "compute and summarise only: write no file");
+  app.add_flag_callback(
+      "--no-fsync", [&o] { o.fsync = false; }, "do not flush the files to the disk at the end");
+  app.add_option("--window", o.window,
+                 "steps W over which the summary's `change` is measured (at most --steps)")
+      ->capture_default_str();
+  app.add_option("--tile", o.tile, "height of one member's tile in the PNG, in pixels")
+      ->capture_default_str();
+  app.add_option("--vmax", o.vmax, "v drawn pale yellow (default: the largest v of the batch)");
+  app.add_flag("--progress", o.progress, "show the progress line even when not a terminal");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
+  }
+  o.progress = o.progress || ::isatty(STDERR_FILENO) == 1;
+
+  std::vector<std::string> problems;
+  const Range feed = parse_range(o.feed, "--feed", problems);
+  const Range kill = parse_range(o.kill, "--kill", problems);
+  check_common(o.common, problems);
+  if (o.window < 1)
+    problems.push_back("--window must be at least 1 (got " + std::to_string(o.window) + ")");
+  if (o.tile < 1 || o.tile > 1024) {
+    problems.push_back("--tile must be between 1 and 1024 pixels (got " + std::to_string(o.tile) +
+                       ")");
+  }
+  if (!std::isnan(o.vmax) && !(std::isfinite(o.vmax) && o.vmax > 0.0f)) {
+    problems.push_back("--vmax must be a finite number greater than 0");
+  }
+  if (o.write_hdf5 && o.output.empty()) problems.push_back("-o/--output must not be empty");
+  if (o.write_png && o.png.empty()) problems.push_back("--png must not be empty");
+  const std::int64_t members = std::int64_t{feed.count} * kill.count;
+  if (problems.empty() && members > kMaxMembers) {
+    problems.push_back("--feed and --kill ask for " + std::to_string(members) +
+                       " members; a batch holds at most " + std::to_string(kMaxMembers));
+  }
+  if (!problems.empty()) {
+    for (const std::string& problem : problems) std::cerr << name << ": error: " << problem << "\n";
+    std::cerr << "Run with --help for the flags and their defaults.\n";
+    return gs::kExitUsage;
+  }
+  const Common& c = o.common;
+  const int batch = static_cast<int>(members);
+  const int window = std::min(o.window, c.steps);
+  const std::size_t cells = static_cast<std::size_t>(c.rows) * c.cols;
+
+  try {
+    // Signals are caught from here on (starting CUDA can take a while): the run stops at the next
+    // check, between two chunks of steps, and leaves no file.
+    gs::InterruptGuard signals;
+    const bool gpu = use_gpu(c.device);
+    GpuPlan plan;
+    if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
+    check_memory(gpu, plan, batch, c.rows, c.cols, 4);
+    if (o.write_hdf5) {
+      gs::check_output_path(o.output, static_cast<std::int64_t>(cells * batch * sizeof(float)));
+    }
+    if (o.write_png) gs::check_output_path(o.png, 0);
+    if (o.write_hdf5 && o.write_png &&
+        std::filesystem::absolute(o.output) == std::filesystem::absolute(o.png)) {
+      throw Refusal{gs::kExitUsage, "-o/--output and --png name the same file"};
+    }
+
+    BatchRates rates;
+    rates.diffusion_u = c.diffusion_u;
+    rates.diffusion_v = c.diffusion_v;
+    rates.dt = c.dt;
+    const std::vector<float> feeds = feed.values();
+    const std::vector<float> kills = kill.values();
+    for (const float f : feeds) {
+      for (const float k : kills) {
+        rates.feed.push_back(f);
+        rates.kill.push_back(k);
+      }
+    }
+    std::unique_ptr<BatchStepper> stepper =
+        gpu ? make_gpu_stepper(gpu_path(c.path)) : make_cpu_stepper();
+    gs::Stopwatch clock;
+    stepper->load(repeat_state(gs::initial_state(c.rows, c.cols), batch), rates);
+    stepper->synchronize();
+    const double startup = clock.seconds();
+    std::cout << name << ": " << batch << " members (" << feed.count << " F x " << kill.count
+              << " k) of " << c.rows << " x " << c.cols << " cells, " << c.steps << " steps\n"
+              << "  on " << (gpu ? gs::gpu_status().name : std::string("the CPU")) << ": "
+              << stepper->describe() << "\n"
+              << std::flush;
+    Progress progress(c.steps, static_cast<double>(cells) * batch, o.progress);
+    ChunkedRun run(*stepper, progress);
+    std::vector<float> v_before(cells * batch);
+    std::vector<float> v(cells * batch);
+    clock.restart();
+    run.advance_to(c.steps - window);
+    stepper->fetch_v(v_before.data());
+    run.advance_to(c.steps);
+    stepper->fetch_v(v.data());
+    const double seconds = clock.seconds();
+    progress.finish();
+    for (int m = 0; m < batch; ++m) {
+      const float* member = v.data() + static_cast<std::size_t>(m) * cells;
+      if (!std::all_of(member, member + cells, [](float x) { return std::isfinite(x); })) {
+        throw gs::Diverged("member " + std::to_string(m) + " (F = " + number_text(rates.feed[m]) +
+                           ", k = " + number_text(rates.kill[m]) +
+                           ") diverged: v is not finite; choose a smaller time step");
+      }
+    }
+    const Summary summary = summarise(v, v_before, batch, cells);
+
+    float vmax = o.vmax;
+    if (std::isnan(vmax)) vmax = std::max(kDeadBelow, *std::max_element(v.begin(), v.end()));
+    gs::throw_if_interrupted("before the output was written");
+    std::unique_ptr<gs::DatasetWriter> writer;
+    if (o.write_hdf5) {
+      writer = std::make_unique<gs::DatasetWriter>(o.output);
+      gs::set_partial_output(writer->temporary_path());
+      const std::int64_t b = batch;
+      writer->write("v", {b, c.rows, c.cols}, v.data(),
+                    "v of every member after the last step, [member][row][col]");
+      writer->write("feed", {b}, rates.feed.data(), "feed rate F of each member");
+      writer->write("kill", {b}, rates.kill.data(), "kill rate k of each member");
+      writer->write("feed_values", {feed.count}, feeds.data(),
+                    "the F of each row of the map: member m has F = feed_values[m / kill_count]");
+      writer->write(
+          "kill_values", {kill.count}, kills.data(),
+          "the k of each column of the map: member m has k = kill_values[m % kill_count]");
+      writer->write("mean_v", {b}, summary.mean_v.data(),
+                    "mean of v over the member's cells after the last step");
+      writer->write("covered", {b}, summary.covered.data(),
+                    "fraction of the member's cells with v > covered_above after the last step");
+      writer->write("max_v", {b}, summary.max_v.data(),
+                    "largest v of the member after the last step");
+      writer->write("died", {b}, summary.died.data(),
+                    "1 when max_v < dead_below (the pattern decayed to u = 1, v = 0), else 0");
+      writer->write("change", {b}, summary.change.data(),
+                    "mean over the member's cells of |v(steps) - v(steps - window)|: near 0 for a "
+                    "pattern that stands still, larger for moving or growing ones");
+      writer->set_integer("rows", c.rows);
+      writer->set_integer("cols", c.cols);
+      writer->set_integer("steps", c.steps);
+      writer->set_integer("members", batch);
+      writer->set_integer("feed_count", feed.count);
+      writer->set_integer("kill_count", kill.count);
+      writer->set_number("feed_first", feed.first);
+      writer->set_number("feed_last", feed.last);
+      writer->set_number("kill_first", kill.first);
+      writer->set_number("kill_last", kill.last);
+      writer->set_number("diffusion_u", c.diffusion_u);
+      writer->set_number("diffusion_v", c.diffusion_v);
+      writer->set_number("deltat", c.dt);
+      writer->set_integer("window", window);
+      writer->set_number("dead_below", kDeadBelow);
+      writer->set_number("covered_above", kCoveredAbove);
+      writer->set_text("layout",
+                       "member m = (index of F) * kill_count + (index of k); v[m] is its grid");
+      writer->set_text("initial_state",
+                       "every member starts from the course's initial state (docs/PROBLEM.md)");
+      writer->set_text("stepper", stepper->describe());
+    }
+    std::unique_ptr<TemporaryFile> png;
+    Image image;
+    if (o.write_png) {
+      png = std::make_unique<TemporaryFile>(o.png);
+      MosaicLayout layout;
+      layout.feed.assign(feeds.begin(), feeds.end());
+      layout.kill.assign(kills.begin(), kills.end());
+      layout.tile_pixels = o.tile;
+      layout.vmax = vmax;
+      std::ostringstream title;
+      title << "Gray-Scott: v after " << c.steps << " steps, " << feed.count << " x " << kill.count
+            << " members of " << c.rows << " x " << c.cols << " cells";
+      std::ostringstream rates_line;
+      rates_line << "Du = " << c.diffusion_u << ", Dv = " << c.diffusion_v << ", dt = " << c.dt
+                 << "; every member starts from the course's seed";
+      layout.title = {title.str(), rates_line.str()};
+      image = draw_mosaic(v.data(), c.rows, c.cols, layout);
+      gs::set_partial_output(png->temporary());
+      write_png(png->temporary(), image, o.fsync);
+    }
+    gs::throw_if_interrupted("before the output was committed");
+    if (writer) writer->commit(o.fsync);
+    if (png) png->rename();
+    gs::set_partial_output("");
+
+    const int died = static_cast<int>(std::count(summary.died.begin(), summary.died.end(), 1));
+    int changing = 0;
+    for (int m = 0; m < batch; ++m) {
+      changing += summary.died[m] == 0 && summary.change[m] > kChangingAbove ? 1 : 0;
+    }
+    const double updates = static_cast<double>(cells) * batch * c.steps;
+    std::cout << std::setprecision(3) << "  compute  " << seconds << " s, "
+              << gs::si(updates / seconds, "cell-updates/s") << " (load " << startup << " s)\n"
+              << "  members  " << died << " died out (max v < " << kDeadBelow << "), " << changing
+              << " still changing over the last " << window << " steps (mean |dv| > "
+              << kChangingAbove << "), " << batch - died - changing << " standing still\n";
+    if (o.write_hdf5) std::cout << "  wrote    " << o.output << "\n";
+    if (o.write_png) {
+      std::cout << "  wrote    " << o.png << " (" << image.width << " x " << image.height
+                << " pixels)\n";
+    }
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << name << ": error: cannot write to standard output\n";
+      return gs::kExitFailure;
+    }
+    return gs::kExitSuccess;
+  } catch (const Refusal& refusal) {
+    std::cerr << name << ": error: " << refusal.message << "\n";
+    return refusal.exit_code;
+  } catch (const gs::InvalidParameter& error) {
+    std::cerr << name << ": error: " << error.what() << "\n";
+    return gs::kExitUsage;
+  } catch (const gs::Interrupted& error) {
+    std::cerr << "\n" << name << ": " << error.what() << "; no output file was left\n";
+    return gs::kExitSignal + error.signal_number();
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": error: out of memory for " << batch << " members of " << c.rows << " x "
+              << c.cols << " cells\n";
+    return gs::kExitFailure;
+  } catch (const std::exception& error) {
+    std::cerr << "\n" << name << ": error: " << error.what() << "\n";
+    return gs::kExitFailure;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// gs_sweep benchmark
+// ---------------------------------------------------------------------------------------------
+
+// One measured run: what it was, on which implementation, how many cell-updates in how long.
+struct Measurement {
+  std::string what;
+  std::string implementation;
+  std::string lesson;
+  double cell_updates = 0.0;  // of the whole run the row stands for
+  double seconds = 0.0;       // of the whole run (extrapolated when `extrapolated`)
+  std::int64_t steps_timed = 0;
+  bool extrapolated = false;
+  std::string note;
+  double rate() const { return seconds > 0.0 ? cell_updates / seconds : 0.0; }
+};
+
+bool all_finite(const std::vector<float>& values) {
+  return std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
+}
+
+// Advances a single-grid stepper by `steps` in calls of 32 steps (gray_scott's frames).
+void advance_in_frames(gs::Stepper& stepper, int steps) {
+  for (int done = 0; done < steps; done += 32) stepper.advance(std::min(32, steps - done));
+}
+
+int run_benchmark(int argc, char** argv, const std::string& name) {
+  Common c;
+  c.rows = 0;  // 0: the device's default, set after parsing
+  c.cols = 0;
+  c.steps = 0;
+  int members = 0;
+  int official_steps = 0;
+  int sequential_members = 0;
+  std::string implementation;
+  std::string csv_path;
+  std::string markdown_path;
+  CLI::App app{
+      "Measures the batch (GPU default: 1024 members of 128 x 128 for 10000 steps; CPU: "
+      "64 members of 64 x 64 for 2000 steps) against one official-size grid (1080 x 1920) "
+      "and against the same members run one after the other, both with the registry's "
+      "first implementation for the device (l06-temporal on a GPU).",
+      name};
+  add_common_flags(app, c);
+  // 0 stands for the device's default until the device is known.
+  app.get_option("--nbrow")->default_str("128 GPU, 64 CPU");
+  app.get_option("--nbcol")->default_str("128 GPU, 64 CPU");
+  app.get_option("--steps")->default_str("10000 GPU, 2000 CPU");
+  app.add_option("--members", members, "members of the batch (default: 1024 GPU, 64 CPU)");
+  app.add_option("--impl", implementation,
+                 "single-grid implementation for the comparisons (default: the registry's first "
+                 "for the device)");
+  app.add_option("--official-steps", official_steps,
+                 "steps of the official-size run (default: 320 GPU, 32 CPU)");
+  app.add_option("--sequential-members", sequential_members,
+                 "members timed one after the other, extrapolated to the batch (default: 32 GPU, "
+                 "4 CPU)");
+  app.add_option("--csv", csv_path, "also append one CSV row per measurement to this file");
+  app.add_option("--markdown", markdown_path, "also write the table to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
+  }
+  try {
+    const bool gpu = use_gpu(c.device);
+    const auto fallback = [gpu](int& value, int on_gpu, int on_cpu) {
+      if (value == 0) value = gpu ? on_gpu : on_cpu;
+    };
+    fallback(c.rows, 128, 64);
+    fallback(c.cols, 128, 64);
+    fallback(c.steps, 10000, 2000);
+    fallback(members, 1024, 64);
+    fallback(official_steps, 320, 32);
+    fallback(sequential_members, 32, 4);
+    std::vector<std::string> problems;
+    check_common(c, problems);
+    if (members < 1 || members > kMaxMembers) {
+      problems.push_back("--members must be between 1 and " + std::to_string(kMaxMembers));
+    }
+    if (official_steps < 1) problems.push_back("--official-steps must be at least 1");
+    if (sequential_members < 1) problems.push_back("--sequential-members must be at least 1");
+    if (!problems.empty()) {
+      for (const std::string& problem : problems) {
+        std::cerr << name << ": error: " << problem << "\n";
+      }
+      return gs::kExitUsage;
+    }
+    sequential_members = std::min(sequential_members, members);
+
+    // The single-grid implementation: named, or the registry's first for the device.
+    const std::vector<gs::Implementation> registry = gs::all_implementations();
+    const gs::Implementation* single = nullptr;
+    if (!implementation.empty()) {
+      single = gs::find_implementation(registry, implementation);
+      if (single == nullptr) {
+        throw Refusal{gs::kExitUsage, "no implementation named '" + implementation + "'"};
+      }
+      if (!gs::usable(*single)) {
+        throw Refusal{gs::kExitNoGpu,
+                      "'" + implementation + "' needs a GPU: " + gs::gpu_status().reason};
+      }
+    } else {
+      for (const gs::Implementation& impl : registry) {
+        if ((impl.device == gs::Device::gpu) == gpu) {
+          single = &impl;
+          break;
+        }
+      }
+      if (single == nullptr) throw Refusal{gs::kExitUsage, "the registry has no implementation"};
+    }
+
+    GpuPlan plan;
+    if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
+    check_memory(gpu, plan, members, c.rows, c.cols, 3);
+
+    // The batch's rates: a square grid of the default ranges, filled row by row.
+    BatchRates rates;
+    rates.diffusion_u = c.diffusion_u;
+    rates.diffusion_v = c.diffusion_v;
+    rates.dt = c.dt;
+    const int kills = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(members))));
+    const int feeds = (members + kills - 1) / kills;
+    for (int m = 0; m < members; ++m) {
+      const int f = m / kills;
+      const int k = m % kills;
+      rates.feed.push_back(static_cast<float>(0.01 + 0.05 * (feeds > 1 ? f / (feeds - 1.0) : 0.0)));
+      rates.kill.push_back(static_cast<float>(0.04 + 0.03 * (kills > 1 ? k / (kills - 1.0) : 0.0)));
+    }
+    const gs::State seed = gs::initial_state(c.rows, c.cols);
+    const double member_cells = static_cast<double>(c.rows) * c.cols;
+    const std::string device_name = gpu ? gs::gpu_status().name : gs::cpu_model();
+    std::vector<Measurement> rows;
+    gs::InterruptGuard signals;
+
+    // 1. The batch: a warm-up, then the whole run from the initial state, timed.
+    std::cerr << "  batch: " << members << " members of " << c.rows << " x " << c.cols << ", "
+              << c.steps << " steps ..." << std::flush;
+    std::unique_ptr<BatchStepper> stepper =
+        gpu ? make_gpu_stepper(gpu_path(c.path)) : make_cpu_stepper();
+    const BatchState start = repeat_state(seed, members);
+    stepper->load(start, rates);
+    stepper->advance(std::min(c.steps, 100));
+    stepper->synchronize();
+    stepper->load(start, rates);
+    stepper->synchronize();
+    gs::Stopwatch clock;
+    stepper->advance(c.steps);
+    stepper->synchronize();
+    Measurement batch{
+        "batch: " + std::to_string(members) + " members of " + std::to_string(c.rows) + " x " +
+            std::to_string(c.cols),
+        std::string("l09-batch-") +
+            (gpu ? (plan.path == GpuPath::resident ? "resident" : "streaming") : "cpu"),
+        "09_parameter_sweep",
+        member_cells * members * c.steps,
+        clock.seconds(),
+        c.steps,
+        false,
+        stepper->describe()};
+    std::vector<float> v(start.size());
+    stepper->fetch_v(v.data());
+    if (!all_finite(v)) throw gs::Diverged("the batch's state is not finite");
+    std::cerr << " " << std::fixed << std::setprecision(3) << batch.seconds << " s\n";
+    rows.push_back(batch);
+    stepper.reset();
+    gs::throw_if_interrupted("after the batch");
+
+    // 2. One official-size grid with the single-grid implementation, as gs_benchmark times it.
+    std::cerr << "  " << single->name << ": one 1080 x 1920 grid, " << official_steps
+              << " steps ..." << std::flush;
+    {
+      std::unique_ptr<gs::Stepper> one = single->create();
+      const gs::State official = gs::initial_state(1080, 1920);
+      const gs::Rates official_rates;
+      one->load(official, official_rates);
+      one->advance(std::min(32, official_steps));  // warm-up
+      one->synchronize();
+      one->load(official, official_rates);
+      one->synchronize();
+      clock.restart();
+      for (int done = 0; done < official_steps; done += 32) {
+        one->advance(std::min(32, official_steps - done));
+        one->synchronize();
+      }
+      const double seconds = clock.seconds();
+      std::vector<float> official_v(official.size());
+      one->fetch_v(official_v.data());
+      if (!all_finite(official_v)) throw gs::Diverged(single->name + "'s state is not finite");
+      // Seconds of the official run (32,000 steps) at the measured rate, as gs_benchmark reports.
+      const double official_updates = 1080.0 * 1920.0 * 32000.0;
+      const double rate = 1080.0 * 1920.0 * official_steps / seconds;
+      rows.push_back({"one official-size grid, 1080 x 1920", single->name, single->lesson,
+                      official_updates, official_updates / rate, official_steps,
+                      official_steps < 32000,
+                      "synchronized after every 32 steps, as gs_benchmark does"});
+      std::cerr << " " << seconds << " s\n";
+    }
+    gs::throw_if_interrupted("after the official-size run");
+
+    // 3. The same members one after the other: load, steps in calls of 32, fetch v; a few timed,
+    //    extrapolated to the batch.
+    std::cerr << "  " << single->name << ": " << sequential_members << " of the " << members
+              << " members one after the other ..." << std::flush;
+    {
+      std::unique_ptr<gs::Stepper> one = single->create();
+      std::vector<float> single_v(seed.size());
+      one->load(seed, rates.member(0));  // warm-up: the first load pays for what is created once
+      advance_in_frames(*one, std::min(c.steps, 64));
+      one->fetch_v(single_v.data());
+      clock.restart();
+      for (int m = 0; m < sequential_members; ++m) {
+        one->load(seed, rates.member(m));
+        advance_in_frames(*one, c.steps);
+        one->fetch_v(single_v.data());
+        if (!all_finite(single_v)) throw gs::Diverged(single->name + "'s state is not finite");
+        gs::throw_if_interrupted("during the sequential runs");
+      }
+      const double seconds = clock.seconds();
+      const double per_member = seconds / sequential_members;
+      rows.push_back(
+          {"sequential single runs: " + std::to_string(members) + " x (" + std::to_string(c.rows) +
+               " x " + std::to_string(c.cols) + ")",
+           single->name, single->lesson, member_cells * members * c.steps, per_member * members,
+           std::int64_t{sequential_members} * c.steps, sequential_members < members,
+           std::to_string(sequential_members) + " of " + std::to_string(members) +
+               " members timed" + (sequential_members < members ? ", extrapolated" : "") +
+               "; each: load, steps in calls of 32, fetch v"});
+      std::cerr << " " << seconds << " s\n";
+    }
+
+    // The table.
+    const std::string date = gs::today_utc();
+    std::ostringstream table;
+    table << "Gray-Scott parameter sweep benchmark, " << date << ", commit " << GS_GIT_COMMIT
+          << ", " << device_name << " (host: " << gs::cpu_model() << ", "
+          << std::thread::hardware_concurrency() << " hardware threads)\n\n"
+          << "| run | implementation | seconds | cell-updates/s | batch is faster by |\n"
+          << "|---|---|---:|---:|---:|\n";
+    for (const Measurement& row : rows) {
+      table << "| " << row.what << " | " << row.implementation << " | "
+            << (row.extrapolated ? "~" : "") << std::fixed << std::setprecision(3) << row.seconds
+            << " | " << std::scientific << std::setprecision(3) << row.rate() << " | " << std::fixed
+            << std::setprecision(2) << batch.rate() / row.rate() << "x |\n";
+    }
+    table << "\n";
+    for (const Measurement& row : rows)
+      table << "- " << row.implementation << ": " << row.note << "\n";
+    table << "- ~ = extrapolated: the official-size run to 32,000 steps at its measured rate; the "
+             "sequential runs to every member at the measured time per member.\n\n";
+    const double share = batch.rate() / rows[1].rate();
+    const double speedup = batch.rate() / rows[2].rate();
+    table << std::fixed << std::setprecision(0) << "The batch's cell-update rate is "
+          << 100.0 * share << " % of the single official-size grid's (goal: at least 70 %) and "
+          << std::setprecision(1) << speedup
+          << " times that of the same members run one after the other (goal: at least 20).\n";
+    std::cout << table.str() << std::flush;
+
+    int status = gs::kExitSuccess;
+    if (!markdown_path.empty()) {
+      std::ofstream file(markdown_path);
+      file << table.str();
+      file.flush();
+      if (!file) {
+        std::cerr << name << ": error: cannot write '" << markdown_path << "'\n";
+        status = gs::kExitFailure;
+      }
+    }
+    if (!csv_path.empty()) {
+      std::ofstream file = gs::open_measurement_csv(csv_path);
+      std::string csv_device = device_name;
+      std::replace(csv_device.begin(), csv_device.end(), ',', ' ');
+      for (const Measurement& row : rows) {
+        file << row.implementation << "," << row.lesson << "," << (gpu ? "gpu" : "cpu") << ",sweep,"
+             << std::defaultfloat << std::setprecision(6) << row.seconds << "," << row.rate() << ","
+             << row.steps_timed << "," << (row.extrapolated ? "true" : "false") << "," << csv_device
+             << "," << date << "," << GS_GIT_COMMIT << "\n";
+      }
+      file.flush();
+      if (!file) {
+        std::cerr << name << ": error: cannot write '" << csv_path << "'\n";
+        status = gs::kExitFailure;
+      }
+    }
+    if (!std::cout) {
+      std::cerr << name << ": error: cannot write to standard output\n";
+      status = gs::kExitFailure;
+    }
+    return status;
+  } catch (const Refusal& refusal) {
+    std::cerr << name << ": error: " << refusal.message << "\n";
+    return refusal.exit_code;
+  } catch (const gs::InvalidParameter& error) {
+    std::cerr << name << ": error: " << error.what() << "\n";
+    return gs::kExitUsage;
+  } catch (const gs::Interrupted& error) {
+    std::cerr << "\n" << name << ": " << error.what() << "\n";
+    return gs::kExitSignal + error.signal_number();
+  } catch (const std::exception& error) {
+    std::cerr << "\n" << name << ": error: " << error.what() << "\n";
+    return gs::kExitFailure;
+  }
+}
+
+}  // namespace
+
+int program(int argc, char** argv, const char* name) {
+  if (argc > 1 && std::string(argv[1]) == "benchmark") {
+    return run_benchmark(argc - 1, argv + 1, std::string(name) + " benchmark");
+  }
+  return run_sweep(argc, argv, name);
+}
+
+}  // namespace GS_LESSON_NAMESPACE

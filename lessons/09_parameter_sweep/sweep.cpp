@@ -1,0 +1,734 @@
+// Lesson 09 - many simulations at once: a batched parameter sweep.
+//
+// With a fast solver, a scientist does not run one simulation: she runs hundreds, one per pair of
+// feed and kill rates (F, k), and looks at the pattern each one makes. This body advances a batch
+// of B independent simulations ("members") of R x C cells together, each with its own F and k
+// (Du, Dv and dt shared): the C++ counterpart of JAX's vmap, which maps a one-simulation function
+// over a batch axis. The batch axis is the slowest index of every field, [member][row][col].
+//
+//   CPU        OpenMP over members: one thread takes one member and does all its steps while the
+//              member's cells sit in that core's cache, with lesson 02's branch-free row loop.
+//   GPU        resident: one block per member, the member's u and v in shared memory for many
+//              steps per launch (a 128 x 128 member is 128 KB: it fits in one block's 227 KB);
+//              streaming: one step per launch over every member (blockIdx.z is the member), for
+//              members too large for shared memory.
+//
+// The file you edit is member.hpp: where member m's cells and its (F, k) live, and the CPU loop
+// over members. batch.hpp declares what this file defines; program.cpp is gs_sweep.
+#include <omp.h>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr: the SSE control register (flush to zero)
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batch.hpp"
+#include "gs/params.hpp"
+
+#if GS_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gs/cuda_check.hpp"
+#include "gs/gpu.hpp"
+#define GS_HOST_DEVICE __host__ __device__
+#else
+#define GS_HOST_DEVICE
+#endif
+
+namespace GS_LESSON_NAMESPACE {
+namespace {
+
+// The rates the whole batch shares, and those of one member's steps. Plain floats: they are
+// passed to kernels by value.
+struct SharedRates {
+  float diffusion_u;
+  float diffusion_v;
+  float dt;
+};
+
+struct MemberRates {
+  float diffusion_u;
+  float diffusion_v;
+  float dt;
+  float feed;
+  float kill;
+};
+
+// The exercise: member_offset(), member_rates() and for_each_member(). Angle brackets: the build
+// picks lessons/09_parameter_sweep/member.hpp (your stubs) or the solution's copy.
+#include <member.hpp>
+
+// One explicit Euler step of one cell from its values u and v, the sums box_u and box_v of its
+// 3x3 box (centre included, cells outside the grid counting 0) and the number `cells` of the
+// box's cells inside the grid (9, 6 on an edge, 4 in a corner). With the unit stencil the
+// Laplacian is box - cells * centre: the definition of docs/PROBLEM.md with the edge rule
+// (neighbours outside the grid skipped), the form lesson 06 derives. CPU and GPU share it.
+GS_HOST_DEVICE inline void update_cell(float u, float v, float box_u, float box_v, float cells,
+                                       const MemberRates& r, float& u_next, float& v_next) {
+  const float laplacian_u = box_u - cells * u;
+  const float laplacian_v = box_v - cells * v;
+  const float uvv = u * v * v;
+  u_next = u + r.dt * (r.diffusion_u * laplacian_u - uvv + r.feed * (1.0f - u));
+  v_next = v + r.dt * (r.diffusion_v * laplacian_v + uvv - (r.feed + r.kill) * v);
+}
+
+SharedRates shared_rates(const BatchRates& rates) {
+  return {rates.diffusion_u, rates.diffusion_v, rates.dt};
+}
+
+// The checks every path makes in load(): one F and one k per member, a batch that is not empty.
+void check_batch(const BatchState& state, const BatchRates& rates) {
+  if (state.members < 1 || state.rows < 1 || state.cols < 1) {
+    throw gs::InvalidParameter("a batch needs at least one member of at least 1 x 1 cells (got " +
+                               std::to_string(state.members) + " of " + std::to_string(state.rows) +
+                               " x " + std::to_string(state.cols) + ")");
+  }
+  if (state.u.size() != state.size() || state.v.size() != state.size()) {
+    throw gs::InvalidParameter("the batch's fields do not hold members * rows * cols values");
+  }
+  const std::size_t members = static_cast<std::size_t>(state.members);
+  if (rates.feed.size() != members || rates.kill.size() != members) {
+    throw gs::InvalidParameter("one feed and one kill rate per member: " + std::to_string(members) +
+                               " members, " + std::to_string(rates.feed.size()) + " feed and " +
+                               std::to_string(rates.kill.size()) + " kill rates");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CPU path
+// ---------------------------------------------------------------------------------------------
+
+// What one member's step needs besides its fields, allocated once per member (not per step):
+// a row of zeros that stands for the row above the first and below the last, the vertical sums
+// of the current row with a zero on each side (the columns outside the grid), and how many of
+// the columns c - 1, c, c + 1 are inside the grid.
+struct RowScratch {
+  explicit RowScratch(int cols)
+      : zeros(static_cast<std::size_t>(cols), 0.0f),
+        sums_u(static_cast<std::size_t>(cols) + 2, 0.0f),
+        sums_v(static_cast<std::size_t>(cols) + 2, 0.0f),
+        cols_present(static_cast<std::size_t>(cols)) {
+    for (int col = 0; col < cols; ++col) {
+      cols_present[col] = 1.0f + static_cast<float>(col > 0) + static_cast<float>(col + 1 < cols);
+    }
+  }
+  std::vector<float> zeros;
+  std::vector<float> sums_u;
+  std::vector<float> sums_v;
+  std::vector<float> cols_present;
+};
+
+// One step of one member, row by row, with no branch inside a row: the rows outside the grid are
+// the zero row, the columns outside the grid the zeros around the sums. Two loops per row: the
+// vertical sums of three rows, then the box of three vertical sums and the update (lesson 02's
+// row loop, here without padding: the member's cells stay in the batch's own layout).
+void step_member(const float* __restrict__ u, const float* __restrict__ v,
+                 float* __restrict__ u_next, float* __restrict__ v_next, int rows, int cols,
+                 const MemberRates& r, RowScratch& scratch) {
+  float* sums_u = scratch.sums_u.data() + 1;  // sums_u[-1] and sums_u[cols] stay 0
+  float* sums_v = scratch.sums_v.data() + 1;
+  const float* zeros = scratch.zeros.data();
+  const float* cols_present = scratch.cols_present.data();
+  for (int row = 0; row < rows; ++row) {
+    const std::size_t at = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
+    const float* u_row = u + at;
+    const float* v_row = v + at;
+    const float* u_above = row > 0 ? u_row - cols : zeros;
+    const float* v_above = row > 0 ? v_row - cols : zeros;
+    const float* u_below = row + 1 < rows ? u_row + cols : zeros;
+    const float* v_below = row + 1 < rows ? v_row + cols : zeros;
+    const float rows_present =
+        1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < rows);
+    for (int col = 0; col < cols; ++col) {
+      sums_u[col] = u_above[col] + u_row[col] + u_below[col];
+      sums_v[col] = v_above[col] + v_row[col] + v_below[col];
+    }
+    for (int col = 0; col < cols; ++col) {
+      update_cell(u_row[col], v_row[col], sums_u[col - 1] + sums_u[col] + sums_u[col + 1],
+                  sums_v[col - 1] + sums_v[col] + sums_v[col + 1], rows_present * cols_present[col],
+                  r, u_next[at + col], v_next[at + col]);
+    }
+  }
+}
+
+// While alive, the calling thread's SSE arithmetic flushes subnormal numbers to zero (FTZ: results,
+// DAZ: inputs); the previous mode comes back on destruction. A member whose pattern dies out
+// decays through the subnormal range (below 1.2e-38) and, without this, stays there: v reaches
+// 1e-44 and rounding keeps it from reaching 0. x86 cores compute with subnormals in microcode: on
+// the course's build machine the reference loop took 2.7 to 2.9 times as long for a dying 64 x 64
+// member as for a live one, and the same time with these two bits set (README.md, section 3). The
+// difference to the reference is below 1e-37, far inside every tolerance. (A GPU computes
+// subnormals at full speed: the kernels keep them.)
+class FlushSubnormals {
+ public:
+#if defined(__SSE2__)
+  FlushSubnormals() : saved_(_mm_getcsr()) {
+    _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero);
+  }
+  ~FlushSubnormals() {
+    _mm_setcsr(saved_);
+  }
+
+ private:
+  static constexpr unsigned kFlushToZero = 0x8000;       // MXCSR bit 15
+  static constexpr unsigned kDenormalsAreZero = 0x0040;  // MXCSR bit 6
+  unsigned saved_;
+#endif
+ public:
+  FlushSubnormals(const FlushSubnormals&) = delete;
+  FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+};
+
+// Two batches of fields, current and next. A member's steps go back and forth between its slices
+// of the two; every member makes the same number of steps, so after an odd number the whole
+// batch's result is in `next` and the two swap.
+class CpuBatch final : public BatchStepper {
+ public:
+  void load(const BatchState& state, const BatchRates& rates) override {
+    check_batch(state, rates);
+    current_ = state;
+    // NaN until written: a cell a step forgets shows up in the tests instead of an old value.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    next_ = BatchState(state.members, state.rows, state.cols, nan, nan);
+    rates_ = rates;
+  }
+
+  void advance(int steps) override {
+    if (steps <= 0) return;
+    const int rows = current_.rows;
+    const int cols = current_.cols;
+    const SharedRates shared = shared_rates(rates_);
+    float* const u_current = current_.u.data();
+    float* const v_current = current_.v.data();
+    float* const u_next = next_.u.data();
+    float* const v_next = next_.v.data();
+    const float* const feed = rates_.feed.data();
+    const float* const kill = rates_.kill.data();
+    for_each_member(current_.members, [=](int member) {
+      const FlushSubnormals flush;  // on the thread that runs this member
+      const std::size_t offset = member_offset(member, rows, cols);
+      const MemberRates r = member_rates(shared, feed, kill, member);
+      RowScratch scratch(cols);
+      float* u_in = u_current + offset;
+      float* v_in = v_current + offset;
+      float* u_out = u_next + offset;
+      float* v_out = v_next + offset;
+      for (int step = 0; step < steps; ++step) {
+        step_member(u_in, v_in, u_out, v_out, rows, cols, r, scratch);
+        std::swap(u_in, u_out);
+        std::swap(v_in, v_out);
+      }
+    });
+    if (steps % 2 == 1) std::swap(current_, next_);
+  }
+
+  void fetch(BatchState& state) override { state = current_; }
+
+  void fetch_v(float* v) override { std::copy(current_.v.begin(), current_.v.end(), v); }
+
+  std::string describe() const override {
+    return "CPU, OpenMP over members (" + std::to_string(omp_get_max_threads()) +
+           " threads), one member per thread at a time";
+  }
+
+ private:
+  BatchState current_;
+  BatchState next_;
+  BatchRates rates_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The GPU path
+// ---------------------------------------------------------------------------------------------
+#if GS_HAVE_CUDA
+
+// Steps one launch of the resident kernel advances. Each launch loads its members from global
+// memory into shared memory and writes them back at the end, so a launch of many steps makes
+// that traffic negligible; the host still gets control back often enough for progress lines.
+constexpr int kStepsPerLaunch = 500;
+
+// The resident kernel's thread layout: each thread updates a segment of kRowsPerThread cells of
+// one column of its member (1 to 32 rows: the shortest segment whose block has at most 1024
+// threads), in passes of at most kMaxRowsPerPass rows whose new values wait in registers.
+constexpr int kMaxResidentThreads = 1024;
+constexpr int kMaxRowsPerPass = 8;
+constexpr int kRowsPerThreadChoices[] = {1, 2, 4, 8, 16, 32};
+
+// One row of the 3x3 box around (row, col): the centre values and the sums left + centre +
+// right, a cell outside the grid counting 0 (a row outside the grid is all zeros).
+struct RowSums {
+  float centre_u;
+  float centre_v;
+  float sum_u;
+  float sum_v;
+};
+
+__device__ __forceinline__ RowSums row_sums(const float* u, const float* v, int row, int rows,
+                                            int cols, int col, bool has_left, bool has_right) {
+  if (row < 0 || row >= rows) return {0.0f, 0.0f, 0.0f, 0.0f};
+  const int at = row * cols + col;
+  RowSums s;
+  s.centre_u = u[at];
+  s.centre_v = v[at];
+  s.sum_u = (has_left ? u[at - 1] : 0.0f) + s.centre_u + (has_right ? u[at + 1] : 0.0f);
+  s.sum_v = (has_left ? v[at - 1] : 0.0f) + s.centre_v + (has_right ? v[at + 1] : 0.0f);
+  return s;
+}
+
+// The resident kernel: block b advances member b by `steps` steps without leaving the chip.
+//
+// The member's u and v live in dynamic shared memory, one copy of each (2 * R * C floats). A
+// thread owns a segment of kRowsPerThread cells of one column and walks down it with a 3x3
+// window: each row is read from shared memory once (three values per field) and serves three
+// cells. New values cannot be written at once: the neighbours still read the old ones. So a
+// pass computes the new values of up to kMaxRowsPerPass rows into registers (u_new, v_new) while
+// everyone reads old values; a barrier; then every thread writes its pass over the old values.
+// Registers are the second copy of the fields that shared memory has no room for (a 128 x 128
+// member takes 128 KB of the 227 KB a block may have).
+//
+// A segment of 16 rows takes two passes, so that no thread holds more than 16 new values (at
+// 1024 threads a thread has 64 registers; 32 new values and the window spill to memory). What a
+// later pass still needs from rows that an earlier pass of this step overwrote, it keeps in
+// registers: the sums of the row above it (`above`, carried over from the pass before), and the
+// sums of the row below the segment, which belongs to the next segment's first pass and is read
+// before the first barrier (`below_segment`). A step is kPasses + 1 barriers: one after each
+// pass's reads, one after the last writes, before the next step reads.
+template <int kRowsPerThread>
+__global__ void __launch_bounds__(kMaxResidentThreads)
+    resident_kernel(float* __restrict__ u, float* __restrict__ v, const float* __restrict__ feed,
+                    const float* __restrict__ kill, SharedRates shared, int rows, int cols,
+                    int steps) {
+  constexpr int kRowsPerPass = kRowsPerThread < kMaxRowsPerPass ? kRowsPerThread : kMaxRowsPerPass;
+  constexpr int kPasses = kRowsPerThread / kRowsPerPass;
+  static_assert(kPasses * kRowsPerPass == kRowsPerThread, "whole passes only");
+  extern __shared__ float member_fields[];
+  const int cells = rows * cols;
+  float* const su = member_fields;
+  float* const sv = member_fields + cells;
+  const int member = static_cast<int>(blockIdx.x);
+  float* const gu = u + member_offset(member, rows, cols);
+  float* const gv = v + member_offset(member, rows, cols);
+  const MemberRates r = member_rates(shared, feed, kill, member);
+
+  const int threads = static_cast<int>(blockDim.x);
+  const int thread = static_cast<int>(threadIdx.x);
+  for (int i = thread; i < cells; i += threads) {  // coalesced: consecutive threads, cells
+    su[i] = gu[i];
+    sv[i] = gv[i];
+  }
+
+  // This thread's segment: column `col`, rows first_row .. first_row + kRowsPerThread - 1.
+  // Consecutive threads take consecutive columns of the same rows: a warp reads 32 consecutive
+  // words of shared memory, one per bank. Threads past the last segment only join the barriers.
+  const int col = thread % cols;
+  const int first_row = (thread / cols) * kRowsPerThread;
+  const bool active = first_row < rows;
+  const bool has_left = col > 0;
+  const bool has_right = col + 1 < cols;
+  const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
+  __syncthreads();
+
+  for (int step = 0; step < steps; ++step) {
+    RowSums above{};          // the row above the current row
+    RowSums here{};           // the current row
+    RowSums below_segment{};  // the row below the segment, read before the first barrier
+#pragma unroll 1  // one pass after the other: the compiler hoists no loads of a later pass
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int pass_row = first_row + pass * kRowsPerPass;
+      float u_new[kRowsPerPass];
+      float v_new[kRowsPerPass];
+      if (active) {
+        if (pass == 0) {
+          above = row_sums(su, sv, first_row - 1, rows, cols, col, has_left, has_right);
+          here = row_sums(su, sv, first_row, rows, cols, col, has_left, has_right);
+          if (kPasses > 1) {
+            below_segment =
+                row_sums(su, sv, first_row + kRowsPerThread, rows, cols, col, has_left, has_right);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < kRowsPerPass; ++i) {
+          const int row = pass_row + i;
+          const bool last = kPasses > 1 && pass == kPasses - 1 && i == kRowsPerPass - 1;
+          const RowSums below =
+              last ? below_segment
+                   : row_sums(su, sv, row + 1, rows, cols, col, has_left, has_right);
+          const float rows_present =
+              1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < rows);
+          update_cell(here.centre_u, here.centre_v, above.sum_u + here.sum_u + below.sum_u,
+                      above.sum_v + here.sum_v + below.sum_v, rows_present * cols_present, r,
+                      u_new[i], v_new[i]);
+          above = here;
+          here = below;
+        }
+      }
+      __syncthreads();  // every thread has read the old values this pass needs
+      if (active) {
+#pragma unroll
+        for (int i = 0; i < kRowsPerPass; ++i) {
+          const int row = pass_row + i;
+          if (row < rows) {
+            su[row * cols + col] = u_new[i];
+            sv[row * cols + col] = v_new[i];
+          }
+        }
+      }
+    }
+    __syncthreads();  // the new values are in place before the next step reads them
+  }
+
+  for (int i = thread; i < cells; i += threads) {
+    gu[i] = su[i];
+    gv[i] = sv[i];
+  }
+}
+
+using ResidentKernel = void (*)(float*, float*, const float*, const float*, SharedRates, int, int,
+                                int);
+
+ResidentKernel resident_kernel_for(int rows_per_thread) {
+  switch (rows_per_thread) {
+    case 1:
+      return resident_kernel<1>;
+    case 2:
+      return resident_kernel<2>;
+    case 4:
+      return resident_kernel<4>;
+    case 8:
+      return resident_kernel<8>;
+    case 16:
+      return resident_kernel<16>;
+    case 32:
+      return resident_kernel<32>;
+    default:
+      throw std::invalid_argument("lesson09: no resident kernel for " +
+                                  std::to_string(rows_per_thread) + " rows per thread");
+  }
+}
+
+// The streaming kernel: one step of every member, one thread per cell, blocks of 32 x 8 cells;
+// blockIdx.z is the member. For members too large for shared memory: every step reads and
+// writes the fields in global memory (16 B per cell-update), like lesson 04's kernels.
+constexpr int kStreamBlockCols = 32;
+constexpr int kStreamBlockRows = 8;
+constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y and gridDim.z
+
+__global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
+    streaming_kernel(const float* __restrict__ u, const float* __restrict__ v,
+                     float* __restrict__ u_next, float* __restrict__ v_next,
+                     const float* __restrict__ feed, const float* __restrict__ kill,
+                     SharedRates shared, int rows, int cols) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (row >= rows || col >= cols) return;
+  const int member = static_cast<int>(blockIdx.z);
+  const std::size_t offset = member_offset(member, rows, cols);
+  const float* const mu = u + offset;
+  const float* const mv = v + offset;
+  const bool has_left = col > 0;
+  const bool has_right = col + 1 < cols;
+  float box_u = 0.0f;
+  float box_v = 0.0f;
+#pragma unroll
+  for (int dr = -1; dr <= 1; ++dr) {
+    const RowSums s = row_sums(mu, mv, row + dr, rows, cols, col, has_left, has_right);
+    box_u += s.sum_u;
+    box_v += s.sum_v;
+  }
+  const float rows_present =
+      1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < rows);
+  const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
+  const int at = row * cols + col;
+  update_cell(mu[at], mv[at], box_u, box_v, rows_present * cols_present,
+              member_rates(shared, feed, kill, member), u_next[offset + at], v_next[offset + at]);
+}
+
+std::string bytes_text(std::int64_t bytes) {
+  if (bytes >= (std::int64_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (std::int64_t{1} << 10)) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+// Device memory that frees itself.
+using DeviceArray = gs::DeviceFloats;
+
+class GpuBatch final : public BatchStepper {
+ public:
+  explicit GpuBatch(GpuPath asked) : asked_(asked) {}
+  GpuBatch(const GpuBatch&) = delete;
+  GpuBatch& operator=(const GpuBatch&) = delete;
+
+  void load(const BatchState& state, const BatchRates& rates) override {
+    check_batch(state, rates);
+    plan_ = plan_gpu(state.rows, state.cols, asked_);
+    if (plan_.path == GpuPath::streaming && state.members > kMaxGridY) {
+      throw gs::InvalidParameter("the streaming kernel runs at most " + std::to_string(kMaxGridY) +
+                                 " members per batch (gridDim.z); got " +
+                                 std::to_string(state.members));
+    }
+    members_ = state.members;
+    rows_ = state.rows;
+    cols_ = state.cols;
+    shared_ = shared_rates(rates);
+    const std::size_t count = state.size();
+    u_ = gs::device_floats(count);
+    v_ = gs::device_floats(count);
+    if (plan_.path == GpuPath::streaming) {
+      u_next_ = gs::device_floats(count);
+      v_next_ = gs::device_floats(count);
+      // All bits set is a NaN: a cell the kernel forgets shows up in the tests.
+      GS_CUDA_CHECK(cudaMemset(u_next_.get(), 0xFF, count * sizeof(float)));
+      GS_CUDA_CHECK(cudaMemset(v_next_.get(), 0xFF, count * sizeof(float)));
+    } else {
+      u_next_.reset();
+      v_next_.reset();
+    }
+    feed_ = gs::device_floats(rates.feed.size());
+    kill_ = gs::device_floats(rates.kill.size());
+    upload(u_.get(), state.u.data(), count);
+    upload(v_.get(), state.v.data(), count);
+    upload(feed_.get(), rates.feed.data(), rates.feed.size());
+    upload(kill_.get(), rates.kill.data(), rates.kill.size());
+  }
+
+  void advance(int steps) override {
+    if (steps <= 0) return;
+    if (plan_.path == GpuPath::resident) {
+      const ResidentKernel kernel = resident_kernel_for(plan_.rows_per_thread);
+      for (int done = 0; done < steps; done += kStepsPerLaunch) {
+        const int now = std::min(kStepsPerLaunch, steps - done);
+        kernel<<<static_cast<unsigned>(members_), static_cast<unsigned>(plan_.threads_per_block),
+                 static_cast<std::size_t>(plan_.shared_bytes)>>>(
+            u_.get(), v_.get(), feed_.get(), kill_.get(), shared_, rows_, cols_, now);
+        GS_CUDA_CHECK_LAUNCH();
+      }
+      return;
+    }
+    const dim3 block(kStreamBlockCols, kStreamBlockRows);
+    const dim3 grid(static_cast<unsigned>((cols_ + kStreamBlockCols - 1) / kStreamBlockCols),
+                    static_cast<unsigned>((rows_ + kStreamBlockRows - 1) / kStreamBlockRows),
+                    static_cast<unsigned>(members_));
+    for (int step = 0; step < steps; ++step) {
+      streaming_kernel<<<grid, block>>>(u_.get(), v_.get(), u_next_.get(), v_next_.get(),
+                                        feed_.get(), kill_.get(), shared_, rows_, cols_);
+      GS_CUDA_CHECK_LAUNCH();
+      std::swap(u_, u_next_);  // ping-pong: this step's output is the next step's input
+      std::swap(v_, v_next_);
+    }
+  }
+
+  void synchronize() override { GS_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  void fetch(BatchState& state) override {
+    synchronize();
+    state = BatchState(members_, rows_, cols_);
+    download(state.u.data(), u_.get(), state.size());
+    download(state.v.data(), v_.get(), state.size());
+  }
+
+  void fetch_v(float* v) override {
+    synchronize();
+    download(v, v_.get(), static_cast<std::size_t>(members_) * rows_ * cols_);
+  }
+
+  std::string describe() const override { return plan_.summary; }
+
+ private:
+  static void upload(float* device, const float* host, std::size_t count) {
+    GS_CUDA_CHECK(cudaMemcpy(device, host, count * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  static void download(float* host, const float* device, std::size_t count) {
+    GS_CUDA_CHECK(cudaMemcpy(host, device, count * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+
+  GpuPath asked_;
+  GpuPlan plan_;
+  int members_ = 0;
+  int rows_ = 0;
+  int cols_ = 0;
+  SharedRates shared_{};
+  DeviceArray u_, v_, u_next_, v_next_, feed_, kill_;
+};
+
+#endif  // GS_HAVE_CUDA
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// What batch.hpp declares
+// ---------------------------------------------------------------------------------------------
+
+BatchState::BatchState(int members_, int rows_, int cols_, float u_value, float v_value)
+    : members(members_),
+      rows(rows_),
+      cols(cols_),
+      u(static_cast<std::size_t>(members_) * static_cast<std::size_t>(rows_) *
+            static_cast<std::size_t>(cols_),
+        u_value),
+      v(u.size(), v_value) {}
+
+BatchState repeat_state(const gs::State& state, int members) {
+  BatchState batch(members, state.rows, state.cols);
+  for (int member = 0; member < members; ++member) set_member(batch, member, state);
+  return batch;
+}
+
+gs::State member_state(const BatchState& batch, int member) {
+  gs::State state(batch.rows, batch.cols);
+  const std::size_t begin = batch.member_cells() * static_cast<std::size_t>(member);
+  std::copy_n(batch.u.begin() + static_cast<std::ptrdiff_t>(begin), batch.member_cells(),
+              state.u.begin());
+  std::copy_n(batch.v.begin() + static_cast<std::ptrdiff_t>(begin), batch.member_cells(),
+              state.v.begin());
+  return state;
+}
+
+void set_member(BatchState& batch, int member, const gs::State& state) {
+  if (state.rows != batch.rows || state.cols != batch.cols) {
+    throw gs::InvalidParameter("set_member: the state's size differs from the batch's");
+  }
+  const std::size_t begin = batch.member_cells() * static_cast<std::size_t>(member);
+  std::copy(state.u.begin(), state.u.end(), batch.u.begin() + static_cast<std::ptrdiff_t>(begin));
+  std::copy(state.v.begin(), state.v.end(), batch.v.begin() + static_cast<std::ptrdiff_t>(begin));
+}
+
+gs::Rates BatchRates::member(int m) const {
+  gs::Rates rates;
+  rates.diffusion_u = diffusion_u;
+  rates.diffusion_v = diffusion_v;
+  rates.dt = dt;
+  rates.feed = feed.at(static_cast<std::size_t>(m));
+  rates.kill = kill.at(static_cast<std::size_t>(m));
+  return rates;
+}
+
+std::unique_ptr<BatchStepper> make_cpu_stepper() {
+  return std::make_unique<CpuBatch>();
+}
+
+int threads_in_for_each_member(int members, int threads) {
+  const int previous = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  // The size of the team that runs each member: 1 outside a parallel region.
+  std::vector<int> team(static_cast<std::size_t>(members), 0);
+  for_each_member(members, [&team](int member) { team[member] = omp_get_num_threads(); });
+  omp_set_num_threads(previous);
+  return *std::max_element(team.begin(), team.end());
+}
+
+#if GS_HAVE_CUDA
+
+bool gpu_compiled() {
+  return true;
+}
+
+GpuPlan plan_gpu(int rows, int cols, GpuPath asked) {
+  if (!gs::gpu_status().available) throw std::runtime_error(gs::gpu_status().reason);
+  cudaDeviceProp properties{};
+  GS_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const std::int64_t cells = std::int64_t{rows} * cols;
+  GpuPlan plan;
+  plan.sm_count = properties.multiProcessorCount;
+  const std::int64_t shared_bytes = 2 * cells * std::int64_t{sizeof(float)};
+  const std::int64_t shared_limit = static_cast<std::int64_t>(properties.sharedMemPerBlockOptin);
+  // The shortest segment whose block fits: the most threads, so the most warps to hide latency.
+  int rows_per_thread = 0;
+  for (const int k : kRowsPerThreadChoices) {
+    const std::int64_t segments = std::int64_t{cols} * ((rows + k - 1) / k);
+    if (segments <= kMaxResidentThreads) {
+      rows_per_thread = k;
+      break;
+    }
+  }
+  const bool fits = shared_bytes <= shared_limit && rows_per_thread > 0;
+  if (asked == GpuPath::resident && !fits) {
+    throw gs::InvalidParameter(
+        "a member of " + std::to_string(rows) + " x " + std::to_string(cols) +
+        " cells does not fit the resident kernel: it needs " + bytes_text(shared_bytes) +
+        " of shared memory (this GPU gives a block at most " + bytes_text(shared_limit) + ")" +
+        (rows_per_thread == 0 ? " and at most 1024 columns (one thread per column segment)" : "") +
+        "; use the streaming path");
+  }
+  if (fits && asked != GpuPath::streaming) {
+    plan.path = GpuPath::resident;
+    plan.rows_per_thread = rows_per_thread;
+    const std::int64_t segments =
+        std::int64_t{cols} * ((rows + rows_per_thread - 1) / rows_per_thread);
+    plan.threads_per_block = static_cast<int>((segments + 31) / 32 * 32);
+    plan.shared_bytes = shared_bytes;
+    plan.bytes_per_member = 2 * cells * std::int64_t{sizeof(float)} + 2 * sizeof(float);
+    const ResidentKernel kernel = resident_kernel_for(rows_per_thread);
+    // Above 48 KB a block's dynamic shared memory must be asked for, per kernel; the occupancy
+    // query below and every launch of this kernel then may use it.
+    GS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared_bytes)));
+    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &plan.blocks_per_sm, kernel, plan.threads_per_block,
+        static_cast<std::size_t>(shared_bytes)));
+    plan.summary = "GPU resident kernel: one block of " + std::to_string(plan.threads_per_block) +
+                   " threads per member (" + std::to_string(rows_per_thread) +
+                   " rows per thread), " + bytes_text(shared_bytes) + " of shared memory, " +
+                   std::to_string(plan.blocks_per_sm) + " block(s) per SM on " +
+                   std::to_string(plan.sm_count) + " SMs, " + std::to_string(kStepsPerLaunch) +
+                   " steps per launch";
+    return plan;
+  }
+  if ((rows + kStreamBlockRows - 1) / kStreamBlockRows > kMaxGridY) {
+    throw gs::InvalidParameter("a member of " + std::to_string(rows) +
+                               " rows is too tall for the streaming kernel (at most " +
+                               std::to_string(kMaxGridY * kStreamBlockRows) + " rows)");
+  }
+  plan.path = GpuPath::streaming;
+  plan.bytes_per_member = 4 * cells * std::int64_t{sizeof(float)} + 2 * sizeof(float);
+  plan.summary = "GPU streaming kernel: one step per launch over every member, blocks of " +
+                 std::to_string(kStreamBlockCols) + " x " + std::to_string(kStreamBlockRows) +
+                 " cells, the member in blockIdx.z" +
+                 (fits ? "" : " (a member does not fit in shared memory)");
+  return plan;
+}
+
+std::unique_ptr<BatchStepper> make_gpu_stepper(GpuPath path) {
+  return std::make_unique<GpuBatch>(path);
+}
+
+DeviceMemory device_memory() {
+  DeviceMemory memory;
+  if (!gs::gpu_status().available) return memory;
+  std::size_t free = 0;
+  std::size_t total = 0;
+  GS_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  memory.free = static_cast<std::int64_t>(free);
+  memory.total = static_cast<std::int64_t>(total);
+  return memory;
+}
+
+#else  // no CUDA: the GPU path is not there, and says so
+
+bool gpu_compiled() {
+  return false;
+}
+
+GpuPlan plan_gpu(int, int, GpuPath) {
+  throw std::runtime_error("this build has no CUDA support (CMake found no CUDA toolkit)");
+}
+
+std::unique_ptr<BatchStepper> make_gpu_stepper(GpuPath) {
+  throw std::runtime_error("this build has no CUDA support (CMake found no CUDA toolkit)");
+}
+
+DeviceMemory device_memory() {
+  return {};
+}
+
+#endif  // GS_HAVE_CUDA
+
+}  // namespace GS_LESSON_NAMESPACE

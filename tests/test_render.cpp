@@ -1,0 +1,280 @@
+// gs_render as a user runs it: PNG frames, the animated GIF (decoded here with giflib: every
+// frame, the inferno palette, the delay, the loop, the pixels against the file's values), ffmpeg
+// run without a shell (a stand-in ffmpeg records the arguments it was given), malformed input
+// refused with a message, a full disk leaving no truncated picture, a huge --stride, the exit
+// codes.
+#include <gif_lib.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gs/hdf5_io.hpp"
+#include "process.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using gs::test::fresh_directory;
+using gs::test::Outcome;
+using gs::test::run;
+
+const std::string kGrayScott = GS_GRAY_SCOTT;
+const std::string kRender = GS_RENDER;
+
+// Quotes @p text for sh, whatever it contains.
+std::string shell_quoted(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// A small run to draw: 30 x 40 cells, 6 frames.
+std::string small_output(const std::string& dir) {
+  const std::string path = dir + "/run.h5";
+  const Outcome outcome = run(kGrayScott + " -r 30 -c 40 -n 6 -e 40 --impl reference -o " + path);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  return path;
+}
+
+bool is_png(const fs::path& path) {
+  std::ifstream png(path, std::ios::binary);
+  char signature[8] = {};
+  png.read(signature, 8);
+  return png && std::string(signature + 1, 3) == "PNG";
+}
+
+TEST(Render, WritesOnePngPerSelectedFrame) {
+  const std::string dir = fresh_directory("render_png");
+  const std::string h5 = small_output(dir);
+  const std::string frames = dir + "/frames";
+  const Outcome outcome = run(kRender + " " + h5 + " -d " + frames + " --stride 2");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const char* name : {"frame_00000.png", "frame_00001.png", "frame_00002.png"}) {
+    EXPECT_TRUE(is_png(fs::path(frames) / name)) << name;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(frames) / "frame_00003.png"));
+}
+
+struct DecodedGif {
+  GifFileType* gif = nullptr;
+  explicit DecodedGif(const std::string& path) {
+    int error = 0;
+    gif = DGifOpenFileName(path.c_str(), &error);
+    if (gif != nullptr && DGifSlurp(gif) != GIF_OK) {
+      ADD_FAILURE() << "giflib cannot decode " << path << ": " << GifErrorString(gif->Error);
+    }
+  }
+  ~DecodedGif() {
+    int error = 0;
+    if (gif != nullptr) DGifCloseFile(gif, &error);
+  }
+  DecodedGif(const DecodedGif&) = delete;
+  DecodedGif& operator=(const DecodedGif&) = delete;
+};
+
+bool loops_forever(const GifFileType* gif) {
+  for (int i = 0; i < gif->ImageCount; ++i) {
+    const SavedImage& image = gif->SavedImages[i];
+    for (int e = 0; e + 1 < image.ExtensionBlockCount; ++e) {
+      const ExtensionBlock& block = image.ExtensionBlocks[e];
+      const ExtensionBlock& next = image.ExtensionBlocks[e + 1];
+      if (block.Function == APPLICATION_EXT_FUNC_CODE && block.ByteCount == 11 &&
+          std::string(reinterpret_cast<const char*>(block.Bytes), 11) == "NETSCAPE2.0" &&
+          next.ByteCount == 3 && next.Bytes[0] == 1 && next.Bytes[1] == 0 && next.Bytes[2] == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(Render, GifHasEveryFrameThePaletteTheDelayAndTheValues) {
+  const std::string dir = fresh_directory("render_gif");
+  const std::string h5 = small_output(dir);
+  const std::string gif_path = dir + "/run.gif";
+  const Outcome outcome = run(kRender + " " + h5 + " --no-png -d " + dir + "/none --gif " +
+                              gif_path + " --gif-delay 70 --vmin 0 --vmax 0.5");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("6 frame(s) of 40 x 30 pixels"), std::string::npos)
+      << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/none")) << "--no-png writes no PNG";
+  DecodedGif decoded(gif_path);
+  const GifFileType* gif = decoded.gif;
+  ASSERT_NE(gif, nullptr);
+  EXPECT_EQ(gif->SWidth, 40);
+  EXPECT_EQ(gif->SHeight, 30);
+  ASSERT_EQ(gif->ImageCount, 6);
+  ASSERT_NE(gif->SColorMap, nullptr);
+  ASSERT_EQ(gif->SColorMap->ColorCount, 256);
+  // inferno's two ends (matplotlib's first and last colours)
+  const GifColorType black = gif->SColorMap->Colors[0];
+  const GifColorType white = gif->SColorMap->Colors[255];
+  EXPECT_EQ((std::vector<int>{black.Red, black.Green, black.Blue}), (std::vector<int>{0, 0, 4}));
+  EXPECT_EQ((std::vector<int>{white.Red, white.Green, white.Blue}),
+            (std::vector<int>{0xFC, 0xFF, 0xA4}));
+  EXPECT_TRUE(loops_forever(gif));
+  gs::FrameReader reader(h5);
+  for (int i = 0; i < gif->ImageCount; ++i) {
+    GraphicsControlBlock control{};
+    ASSERT_EQ(DGifSavedExtensionToGCB(const_cast<GifFileType*>(gif), i, &control), GIF_OK);
+    EXPECT_EQ(control.DelayTime, 7) << "70 ms in GIF's hundredths of a second";
+    const SavedImage& image = gif->SavedImages[i];
+    ASSERT_EQ(image.ImageDesc.Width, 40);
+    ASSERT_EQ(image.ImageDesc.Height, 30);
+    const std::vector<float> v = reader.read_frame(i);
+    int wrong = 0;
+    for (std::size_t cell = 0; cell < v.size(); ++cell) {
+      const long expected = std::lround(std::clamp(v[cell] / 0.5, 0.0, 1.0) * 255.0);
+      if (std::abs(image.RasterBits[cell] - expected) > 1) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0) << "pixels of frame " << i << " that are not v's level";
+  }
+}
+
+TEST(Render, GifShrinksLargeFramesByAWholeFactor) {
+  const std::string dir = fresh_directory("render_gif_small");
+  const std::string h5 = small_output(dir);  // 30 x 40
+  const std::string gif_path = dir + "/small.gif";
+  const Outcome outcome = run(kRender + " " + h5 + " --no-png --gif " + gif_path +
+                              " --gif-max-size 20 --vmin 0 --vmax 0.5 --first 5");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  DecodedGif decoded(gif_path);
+  ASSERT_NE(decoded.gif, nullptr);
+  EXPECT_EQ(decoded.gif->SWidth, 20);
+  EXPECT_EQ(decoded.gif->SHeight, 15);
+  ASSERT_EQ(decoded.gif->ImageCount, 1);
+  const std::vector<float> v = gs::FrameReader(h5).read_frame(5);
+  // Pixel (row 7, column 9) is the mean of cells (14..15, 18..19).
+  const double mean = (v[14 * 40 + 18] + v[14 * 40 + 19] + v[15 * 40 + 18] + v[15 * 40 + 19]) / 4;
+  const long expected = std::lround(std::clamp(mean / 0.5, 0.0, 1.0) * 255.0);
+  EXPECT_NEAR(decoded.gif->SavedImages[0].RasterBits[7 * 20 + 9], expected, 1);
+}
+
+TEST(Render, VideoRunsFfmpegWithAnArgumentVectorNeverAShell) {
+  const std::string dir = fresh_directory("render_video");
+  const std::string h5 = small_output(dir);
+  // A stand-in ffmpeg that writes each argument it receives on a line of its own.
+  const std::string bin = dir + "/bin";
+  fs::create_directories(bin);
+  const std::string log = dir + "/ffmpeg_arguments.txt";
+  {
+    std::ofstream script(bin + "/ffmpeg");
+    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(log) << "\n";
+  }
+  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
+  const std::string hostile = "x'; touch PWNED; echo '.mp4";
+  const std::string frames = "Bob's frames";
+  const Outcome outcome =
+      run("cd " + shell_quoted(dir) + " && PATH=" + shell_quoted(bin) + ":\"$PATH\" " + kRender +
+          " " + h5 + " -d " + shell_quoted(frames) + " --video " + shell_quoted(hostile));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/PWNED")) << "a file name was run as a command";
+  std::ifstream arguments(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(arguments, line);) lines.push_back(line);
+  ASSERT_FALSE(lines.empty()) << "ffmpeg was not run";
+  EXPECT_EQ(lines.back(), "file:" + hostile) << "the name reached ffmpeg as one argument";
+  const auto input = std::find(lines.begin(), lines.end(), "-i");
+  ASSERT_NE(input, lines.end());
+  EXPECT_EQ(*(input + 1), frames + "/frame_%05d.png");
+  EXPECT_TRUE(is_png(fs::path(dir) / frames / "frame_00000.png"));
+}
+
+TEST(Render, VideoWithoutFfmpegIsRefusedBeforeAnyWork) {
+  const std::string dir = fresh_directory("render_no_ffmpeg");
+  const std::string h5 = small_output(dir);
+  const Outcome outcome =
+      run("PATH=" + dir + "/empty " + kRender + " " + h5 + " -d " + dir + "/f --video a.mp4");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("needs ffmpeg"), std::string::npos) << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/f"));
+}
+
+// A file whose dataset has no frames and whose killrate is an array of 100 doubles.
+std::string malformed_file(const std::string& dir) {
+  const std::string path = dir + "/malformed.h5";
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t dims[3] = {0, 3, 4};
+  const hid_t space = H5Screate_simple(3, dims, nullptr);
+  const hid_t dataset =
+      H5Dcreate2(file, "matrix", H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t hundred = 100;
+  const hid_t array_space = H5Screate_simple(1, &hundred, nullptr);
+  const std::vector<double> values(100, 0.05);
+  const hid_t attribute =
+      H5Acreate2(dataset, "killrate", H5T_IEEE_F64LE, array_space, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(H5Awrite(attribute, H5T_NATIVE_DOUBLE, values.data()), 0);
+  H5Aclose(attribute);
+  H5Sclose(array_space);
+  H5Dclose(dataset);
+  H5Sclose(space);
+  H5Fclose(file);
+  return path;
+}
+
+TEST(Render, RefusesMalformedInputWithAMessage) {
+  const std::string dir = fresh_directory("render_malformed");
+  const Outcome outcome = run(kRender + " " + malformed_file(dir) + " -d " + dir + "/f");
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("has no frames"), std::string::npos) << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/f"));
+  const std::string text = dir + "/text.h5";
+  std::ofstream(text) << "not an HDF5 file";
+  const Outcome not_hdf5 = run(kRender + " " + text + " -d " + dir + "/f");
+  EXPECT_EQ(not_hdf5.exit_code, 1) << not_hdf5.output;
+  EXPECT_NE(not_hdf5.output.find("cannot open"), std::string::npos) << not_hdf5.output;
+  const Outcome missing = run(kRender + " " + dir + "/missing.h5");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+}
+
+TEST(Render, AFullDiskLeavesNoTruncatedPictureAndSaysWhy) {
+  // A file-size limit makes write() fail with EFBIG, as a full disk does with ENOSPC. gs_render
+  // ignores SIGXFSZ itself, so the failed write is an error, not a kill.
+  const std::string dir = fresh_directory("render_full");
+  const std::string h5 = small_output(dir);
+  const Outcome png =
+      run("sh -c 'ulimit -f 0; exec " + kRender + " " + h5 + " -d " + dir + "/frames'");
+  EXPECT_EQ(png.exit_code, 1) << png.output;
+  EXPECT_NE(png.output.find("File too large"), std::string::npos) << png.output;
+  EXPECT_FALSE(fs::exists(dir + "/frames/frame_00000.png")) << "a truncated PNG was left";
+  const Outcome gif = run("sh -c 'ulimit -f 2; exec " + kRender + " " + h5 + " --no-png --gif " +
+                          dir + "/run.gif'");
+  EXPECT_EQ(gif.exit_code, 1) << gif.output;
+  EXPECT_NE(gif.output.find("File too large"), std::string::npos) << gif.output;
+  EXPECT_FALSE(fs::exists(dir + "/run.gif")) << "a truncated GIF was left";
+}
+
+TEST(Render, AHugeStrideRendersTheFirstFrameOnly) {
+  const std::string dir = fresh_directory("render_stride");
+  const std::string h5 = small_output(dir);
+  const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/f --stride 2147483647");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_TRUE(is_png(dir + "/f/frame_00000.png"));
+  EXPECT_FALSE(fs::exists(dir + "/f/frame_00001.png"));
+}
+
+TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
+  const std::string dir = fresh_directory("render_codes");
+  const std::string h5 = small_output(dir);
+  for (const char* flags : {"--first 9", "--first -100", "--last 6", "--first 4 --last 2",
+                            "--stride 0", "--gif-delay 0", "--no-png"}) {
+    const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/f " + flags);
+    EXPECT_EQ(outcome.exit_code, 2) << flags << ": " << outcome.output;
+  }
+  // stdout appended to a file already over the file-size limit: the report cannot be written
+  // while the pictures (a few hundred bytes each) can.
+  const std::string report = dir + "/report.txt";
+  std::ofstream(report) << std::string(64 * 1024, 'x');
+  const Outcome lost = run("sh -c 'ulimit -f 32; exec " + kRender + " " + h5 + " -d " + dir +
+                           "/f --last 0 >> " + report + "'");
+  EXPECT_EQ(lost.exit_code, 1) << lost.output;
+  EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
+}
+
+}  // namespace
