@@ -5,8 +5,8 @@
 # compiled in (sanitizers/options.cpp.in),
 # so a test run by hand behaves as under CTest: UndefinedBehaviorSanitizer stops at the first
 # report (halt_on_error) instead of printing and going on, and reads the suppression file
-# sanitizers/ubsan.supp, which silences reports inside third-party headers only (Thrust's),
-# never the course's own code. GPU code is checked by compute-sanitizer instead (the
+# sanitizers/ubsan.supp, which silences reports inside third-party headers only (Thrust's), and
+# LeakSanitizer reads sanitizers/lsan.supp (Open MPI's libraries only): never the course's code. GPU code is checked by compute-sanitizer instead (the
 # lessonNN.sanitizer.* tests): the CUDA runtime and AddressSanitizer's shadow memory do not mix,
 # so GS_SANITIZE requires GS_CUDA=OFF. The asan preset compiles with -O1 -g1 (fast enough to run,
 # line numbers in reports, half the compile time of -O2 -g), and its test preset leaves out the
@@ -27,6 +27,7 @@ if(GS_SANITIZE)
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${GS_SANITIZER_FLAGS}>")
   add_link_options(${GS_SANITIZER_FLAGS})
   set(GS_UBSAN_SUPPRESSIONS ${CMAKE_CURRENT_LIST_DIR}/sanitizers/ubsan.supp)
+  set(GS_LSAN_SUPPRESSIONS ${CMAKE_CURRENT_LIST_DIR}/sanitizers/lsan.supp)
   set(GS_SANITIZER_OPTIONS ${CMAKE_BINARY_DIR}/generated/sanitizer_options.cpp)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/sanitizers/options.cpp.in ${GS_SANITIZER_OPTIONS} @ONLY)
 
