@@ -3,8 +3,9 @@
 // (or any format ffmpeg knows) assembled from the PNGs.
 //
 // Exit codes: 0 done; 1 the input cannot be read or a picture cannot be written (the incomplete
-// picture is deleted); 2 bad flags (frames outside the file, --video without ffmpeg); 128 + the
-// signal when interrupted (Ctrl-C), the picture being written deleted.
+// picture is deleted); 2 bad flags (frames outside the file, --video without ffmpeg, --gif in a
+// build without giflib); 128 + the signal when interrupted (Ctrl-C), the picture being written
+// deleted.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -214,6 +215,10 @@ int main(int argc, char** argv) {
   }
   if (!options.png && options.gif.empty()) {
     std::cerr << "gs_render: error: --no-png without --gif would write nothing\n";
+    return gs::kExitUsage;
+  }
+  if (!options.gif.empty() && !gs::render::kHaveGif) {
+    std::cerr << "gs_render: error: --gif: " << gs::render::kNoGifSupport << "\n";
     return gs::kExitUsage;
   }
   if (!options.png && !options.video.empty()) {

@@ -3,7 +3,9 @@
 // name is ever read as a command.
 #include "pictures.hpp"
 
+#if GS_HAVE_GIF
 #include <gif_lib.h>
+#endif
 #include <png.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -222,6 +224,8 @@ struct GifAnimation::Sink {
   PictureFile file;
 };
 
+#if GS_HAVE_GIF
+
 namespace {
 
 extern "C" int gif_write_to_file(GifFileType* gif, const GifByteType* bytes, int length) {
@@ -325,6 +329,25 @@ void GifAnimation::finish() {
   sink_->file.close("writing");
   finished_ = true;
 }
+
+#else  // a build without giflib: gs_render refuses --gif before any work; this is the backstop
+
+GifAnimation::GifAnimation(const std::string& path, int width, int height, int delay_centiseconds)
+    : path_(path), width_(width), height_(height), delay_(delay_centiseconds) {
+  throw PictureError("cannot write '" + path_ + "': " + kNoGifSupport);
+}
+
+GifAnimation::~GifAnimation() = default;
+
+void GifAnimation::fail(const std::string& what, int) {
+  throw PictureError(what + " '" + path_ + "' failed: " + kNoGifSupport);
+}
+
+void GifAnimation::add_frame(const std::vector<unsigned char>&) { fail("writing", 0); }
+
+void GifAnimation::finish() { fail("writing", 0); }
+
+#endif  // GS_HAVE_GIF
 
 std::string find_program(const std::string& program) {
   const char* path = std::getenv("PATH");

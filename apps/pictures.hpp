@@ -49,6 +49,14 @@ GifGeometry gif_geometry(int rows, int cols, int max_size);
 std::vector<unsigned char> gif_pixels(const std::vector<float>& v, int rows, int cols,
                                       const GifGeometry& geometry, float vmin, float vmax);
 
+/// @brief True when this gs_render was built with giflib (CMake found libgif-dev).
+inline constexpr bool kHaveGif = GS_HAVE_GIF != 0;
+
+/// @brief What gs_render says when --gif is asked of a build without giflib.
+inline constexpr const char* kNoGifSupport =
+    "this gs_render was built without giflib, so it cannot write GIFs (install libgif-dev, e.g. "
+    "bash scripts/setup.sh, then configure and build again); the PNG frames need nothing else";
+
 /// @brief An animated GIF that loops forever, written frame by frame: the inferno palette, one
 ///        delay for every frame. If it is destroyed before finish() succeeded, the file is
 ///        deleted (when it is a regular file).

@@ -8,11 +8,14 @@ find_package(GTest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
-find_package(GIF REQUIRED)  # gs_render's animated GIF (giflib: libgif-dev)
+find_package(GIF)  # gs_render's animated GIF (giflib: libgif-dev); without it, no --gif
 find_package(Threads REQUIRED)
 find_package(Doxygen QUIET)
 
 set(GS_SKIPPED "")  # what was left out of this build, and why (printed at the end)
+if(NOT GIF_FOUND)
+  list(APPEND GS_SKIPPED "gs_render --gif and its tests: no giflib (install libgif-dev: bash scripts/setup.sh)")
+endif()
 
 # CUDA is optional: without it every CPU part builds and the GPU lessons are listed as skipped.
 set(GS_HAVE_CUDA OFF)
