@@ -247,7 +247,7 @@ endfunction()
 # tests NAME.sanitizer.<tool> labelled sanitizer, gpu and LESSON; nothing without the tool.
 #   gs_add_sanitizer_tests(NAME lesson08 LESSON lesson08 PROGRAM lesson08_solution ARGS -r 67 ...)
 function(gs_add_sanitizer_tests)
-  cmake_parse_arguments(ARG "" "NAME;LESSON;PROGRAM" "ARGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;LESSON;PROGRAM;IGNORE_API_ERRORS" "ARGS" ${ARGN})
   if(NOT GS_COMPUTE_SANITIZER OR NOT TARGET ${ARG_PROGRAM})
     return()
   endif()
@@ -255,7 +255,7 @@ function(gs_add_sanitizer_tests)
     add_test(NAME ${ARG_NAME}.sanitizer.${tool}
              COMMAND ${CMAKE_COMMAND} -DSANITIZER=${GS_COMPUTE_SANITIZER} -DTOOL=${tool}
                      -DTEST_PROGRAM=$<TARGET_FILE:${ARG_PROGRAM}> "-DARGS=${ARG_ARGS}"
-                     -P ${GS_SANITIZE_SCRIPT})
+                     "-DIGNORE_API_ERRORS=${ARG_IGNORE_API_ERRORS}" -P ${GS_SANITIZE_SCRIPT})
     set_tests_properties(${ARG_NAME}.sanitizer.${tool} PROPERTIES
       LABELS "sanitizer;${ARG_LESSON};gpu" SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
   endforeach()
