@@ -606,7 +606,8 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
   // under a name of our own. O_EXCL fails if anything exists under that name (another run's file,
   // a link planted there), so no other file is ever truncated, and neither is this one: a file
   // truncated to zero (as H5F_ACC_TRUNC would do to a file created beforehand) is one that ext4's
-  // auto_da_alloc flushes as it is closed, which cost the official run 4 s of its 2.5 s of writing.
+  // auto_da_alloc flushes as it is closed, which cost the official run 4 s of its 2.5 s of writing
+  // (docs/BENCHMARKS.md, "Measured again").
   const std::string stem = partial_prefix(target.path.filename().string()) + host_part() + "-" +
                            std::to_string(::getpid()) + "-";
   const std::function<std::string()> unique_part =
