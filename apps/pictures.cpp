@@ -343,9 +343,13 @@ void GifAnimation::fail(const std::string& what, int) {
   throw PictureError(what + " '" + path_ + "' failed: " + kNoGifSupport);
 }
 
-void GifAnimation::add_frame(const std::vector<unsigned char>&) { fail("writing", 0); }
+void GifAnimation::add_frame(const std::vector<unsigned char>&) {
+  fail("writing", 0);
+}
 
-void GifAnimation::finish() { fail("writing", 0); }
+void GifAnimation::finish() {
+  fail("writing", 0);
+}
 
 #endif  // GS_HAVE_GIF
 

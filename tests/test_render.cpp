@@ -164,14 +164,18 @@ TEST(Render, GifShrinksLargeFramesByAWholeFactor) {
 
 constexpr const char* kNoGiflib = "built without giflib (libgif-dev): gs_render writes no GIF";
 
-TEST(Render, GifHasEveryFrameThePaletteTheDelayAndTheValues) { GTEST_SKIP() << kNoGiflib; }
-TEST(Render, GifShrinksLargeFramesByAWholeFactor) { GTEST_SKIP() << kNoGiflib; }
+TEST(Render, GifHasEveryFrameThePaletteTheDelayAndTheValues) {
+  GTEST_SKIP() << kNoGiflib;
+}
+TEST(Render, GifShrinksLargeFramesByAWholeFactor) {
+  GTEST_SKIP() << kNoGiflib;
+}
 
 TEST(Render, GifWithoutGiflibIsRefusedBeforeAnyWork) {
   const std::string dir = fresh_directory("render_no_gif");
   const std::string h5 = small_output(dir);
-  const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/frames --gif " + dir +
-                              "/run.gif");
+  const Outcome outcome =
+      run(kRender + " " + h5 + " -d " + dir + "/frames --gif " + dir + "/run.gif");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_NE(outcome.output.find("without giflib"), std::string::npos) << outcome.output;
   EXPECT_NE(outcome.output.find("libgif-dev"), std::string::npos) << outcome.output;
