@@ -922,38 +922,12 @@ std::vector<float> FrameReader::read_frame(int index) const {
 }  // namespace gs
 
 // ---------------------------------------------------------------------------------------------
-// Files of named datasets (lesson 09's parameter sweep): DatasetWriter and DatasetReader. Their
-// helpers have names of their own, so that this part does not depend on the helpers above.
+// Files of named datasets (lesson 09's parameter sweep): DatasetWriter and DatasetReader, with
+// the same HDF5 set-up (prepare_hdf5) and error texts (reason_of) as the frame files above.
 // ---------------------------------------------------------------------------------------------
-
-#include <fcntl.h>
-#include <hdf5.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <string>
-#include <vector>
 
 namespace gs {
 namespace {
-
-std::string dataset_file_errno_text() {
-  return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
-}
-
-// As for the frame files: HDF5's error stack is not printed (we report one message), and HDF5
-// does not close files at exit (we close every file ourselves).
-void dataset_file_quiet_hdf5() {
-  static const bool prepared = [] {
-    H5dont_atexit();
-    return true;
-  }();
-  (void)prepared;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-}
 
 void dataset_file_attribute(hid_t object, const std::string& name, hid_t file_type,
                             hid_t memory_type, const void* value) {
@@ -999,9 +973,8 @@ std::string dataset_file_read_text(hid_t object, const std::string& name) {
 
 void dataset_file_fsync(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
-  errno = 0;
   if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string reason = dataset_file_errno_text();
+    const std::string reason = reason_of(errno);
     if (fd >= 0) ::close(fd);
     if (directory) return;  // the file itself is flushed; nothing more can be done
     throw OutputError("flushing '" + path + "' to the disk failed" + reason);
@@ -1013,13 +986,13 @@ void dataset_file_fsync(const std::string& path, bool directory) {
 
 DatasetWriter::DatasetWriter(const std::string& path)
     : path_(path), temporary_path_(path + ".partial-" + std::to_string(::getpid())) {
-  dataset_file_quiet_hdf5();
+  prepare_hdf5();
   errno = 0;
   // Exclusively (O_CREAT | O_EXCL): nothing already under that name, a link planted there
   // included, is followed or truncated.
   file_ = H5Fcreate(temporary_path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0) {
-    const std::string reason = dataset_file_errno_text();
+    const std::string reason = reason_of(errno);
     struct stat existing {};
     if (::lstat(temporary_path_.c_str(), &existing) == 0) {
       throw OutputError("cannot create '" + temporary_path_ +
@@ -1087,7 +1060,7 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
   }
   errno = 0;
   bool ok = H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0;
-  const std::string reason = dataset_file_errno_text();
+  const std::string reason = reason_of(errno);
   if (ok && !description.empty()) {
     try {
       dataset_file_text_attribute(dataset, "description", description);
@@ -1121,7 +1094,7 @@ void DatasetWriter::commit(bool flush_to_disk) {
   const bool closed = H5Fclose(file_) >= 0;
   file_ = -1;
   if (!closed) {
-    throw OutputError("closing '" + temporary_path_ + "' failed" + dataset_file_errno_text() +
+    throw OutputError("closing '" + temporary_path_ + "' failed" + reason_of(errno) +
                       "; is the disk full?");
   }
   // The data reaches the disk before the final name points at it (see FrameWriter::commit).
@@ -1140,7 +1113,7 @@ void DatasetWriter::commit(bool flush_to_disk) {
 }
 
 DatasetReader::DatasetReader(const std::string& path) : path_(path) {
-  dataset_file_quiet_hdf5();
+  prepare_hdf5();
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw OutputError("cannot open '" + path + "' as an HDF5 file");
 }
