@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kBlockingThreads)
     shared_blocking_kernel(ConstFields in, Fields out, Grid g, Coefficients c) {
   // TODO(lesson 06): the tile and its halo of both fields in shared memory; kSteps steps there,
   // each with nine_term_update() and one barrier; then the tile's cells back to `out`. Cells
-  // outside the grid are absent at every step (README.md, section 4). As shipped nothing is
+  // outside the grid are absent at every step (README.md, sections 4 and 5). As shipped nothing is
   // written.
   (void)in, (void)out, (void)g, (void)c;
 }

@@ -109,7 +109,7 @@ __device__ __forceinline__ RowKind edge_row_kind(int row, int rows) {
 }
 
 // The register pyramid's tuning constants, which sweeps on an H100 found fastest (README.md,
-// section 6): columns per lane (1, 2 or 4: one float, float2 or float4 per load), steps per
+// section 7): columns per lane (1, 2 or 4: one float, float2 or float4 per load), steps per
 // launch, warps per multiprocessor the row chunks aim at, threads per block (at most 128), and
 // how much longer a side strip's warp takes per row than an inner one's.
 constexpr int kColumnsPerLane = 2;
