@@ -1,11 +1,11 @@
 // Lesson 06: every implementation against the reference on the course's sizes (GS_LESSON_SUITE),
 // then what temporal blocking and graph replay can get wrong: step counts that are not
 // multiples of the steps per launch (the shorter last launch), one advance() split into
-// several (graphs recorded per step count and per buffer), a second load(), and the official
-// grid through the launch plan that the benchmark uses.
+// several (graphs recorded per step count and per buffer), a second load(), the shared-memory
+// kernel on grids that are not multiples of its tile (tall, wide, smaller than one tile), and
+// the official grid through the launch plans that the benchmark uses.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -45,8 +45,12 @@ struct Grid {
   std::uint64_t seed;
 };
 
-const std::vector<std::string> kGpuImplementations = {"l06-temporal", "l06-temporal-launches",
-                                                      "l06-fused-graph", "l06-fused"};
+const std::vector<std::string> kGpuImplementations = {
+    "l06-temporal",        "l06-temporal-launches", "l06-shared-blocking-graph",
+    "l06-shared-blocking", "l06-fused-graph",       "l06-fused"};
+
+const std::vector<std::string> kSharedBlocking = {"l06-shared-blocking",
+                                                  "l06-shared-blocking-graph"};
 
 class Lesson06StepCounts : public ::testing::TestWithParam<std::tuple<std::string, Grid>> {};
 
@@ -57,8 +61,8 @@ TEST_P(Lesson06StepCounts, MatchReferenceForEveryStepCount) {
   const Grid grid = std::get<1>(GetParam());
   const gs::State start = gs::random_state(grid.rows, grid.cols, grid.seed);
   // Every count from 1 to 9 and a few larger ones: for any steps per launch up to 8 (the tuning
-  // constant kStepsPerLaunch, cell_update.cuh) that covers one launch, one more, and every
-  // remainder of the last, shorter launch.
+  // constants kStepsPerLaunch, stencil.cu, and kBlockingSteps, shared_blocking.cuh) that covers
+  // one launch, one more, and every remainder of the last, shorter launch.
   for (int steps : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 37, 100}) {
     SCOPED_TRACE(name + ", " + std::to_string(steps) + " steps in one advance()");
     EXPECT_TRUE(gs::test::states_match(run(name, start, {steps}), reference(start, steps),
@@ -104,31 +108,72 @@ TEST_P(Lesson06StepCounts, SecondLoadStartsAfresh) {
   EXPECT_TRUE(gs::test::states_match(got, expected, gs::test::kTolerance));
 }
 
-// The official grid through the launch plan the benchmark uses (plan_tiling): side strips and
-// inner strips cut into row chunks of different heights, chunks offset from the top of the
-// grid, two launches of T steps and a shorter one (11 = 2 * 4 + 3 steps).
+// The official grid through the launch plans the benchmark uses: for the register pyramid
+// (plan_tiling) side strips and inner strips cut into row chunks of different heights, chunks
+// offset from the top of the grid; for the shared-memory kernel 60 x 34 tiles, the last row of
+// tiles cut by the grid; two launches of T steps and a shorter one (11 = 2 * 4 + 3 steps).
 TEST(Lesson06Tiling, OfficialGridMatchesReference) {
   GS_REQUIRE_GPU();
   const gs::State start = gs::random_state(1080, 1920, 19);  // finite for these 11 steps
   const gs::State expected = reference(start, 11);
-  for (const std::string name : {"l06-temporal", "l06-temporal-launches"}) {
+  for (const std::string name : {"l06-temporal", "l06-temporal-launches", "l06-shared-blocking"}) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(gs::test::states_match(run(name, start, {11}), expected, gs::test::kTolerance));
   }
 }
+
+// The shared-memory kernel where a tile and its halo meet the grid's edges in every way: a grid
+// smaller than one tile, sizes that are no multiple of the tile, a tall and a wide grid (one
+// column or row of tiles, each cut by the grid), random and canonical states, step counts that
+// are and are not multiples of the steps per launch. Outputs are poisoned before each fetch.
+struct BlockingCase {
+  int rows;
+  int cols;
+  bool random;
+};
+
+class Lesson06SharedBlocking
+    : public ::testing::TestWithParam<std::tuple<std::string, BlockingCase>> {};
+
+TEST_P(Lesson06SharedBlocking, MatchesReferenceOnOddGrids) {
+  GS_REQUIRE_GPU();
+  const std::string& name = std::get<0>(GetParam());
+  const BlockingCase grid = std::get<1>(GetParam());
+  const gs::State start = grid.random ? gs::random_state(grid.rows, grid.cols, 70 + grid.rows)
+                                      : gs::initial_state(grid.rows, grid.cols);
+  for (int steps : {1, 3, 4, 5, 13}) {
+    SCOPED_TRACE(name + ", " + std::to_string(steps) + " steps in one advance()");
+    EXPECT_TRUE(gs::test::states_match(run(name, start, {steps}), reference(start, steps),
+                                       gs::test::kTolerance));
+  }
+  SCOPED_TRACE(name + ", advance(2); advance(7); advance(4)");
+  EXPECT_TRUE(gs::test::states_match(run(name, start, {2, 7, 4}), reference(start, 13),
+                                     gs::test::kTolerance));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lesson06, Lesson06SharedBlocking,
+    ::testing::Combine(::testing::ValuesIn(kSharedBlocking),
+                       ::testing::Values(BlockingCase{1, 1, true}, BlockingCase{5, 7, true},
+                                         BlockingCase{17, 33, true}, BlockingCase{67, 131, false},
+                                         BlockingCase{67, 131, true}, BlockingCase{255, 257, true},
+                                         BlockingCase{523, 11, true}, BlockingCase{11, 523, true},
+                                         BlockingCase{64, 96, true})),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, BlockingCase>>& param_info) {
+      const BlockingCase& grid = std::get<1>(param_info.param);
+      return gs::test::test_name(std::get<0>(param_info.param) + "_" + std::to_string(grid.rows) +
+                                 "x" + std::to_string(grid.cols) +
+                                 (grid.random ? "_random" : "_canonical"));
+    });
 
 INSTANTIATE_TEST_SUITE_P(
     Lesson06, Lesson06StepCounts,
     ::testing::Combine(::testing::ValuesIn(kGpuImplementations),
                        ::testing::Values(Grid{67, 131, 61}, Grid{255, 257, 62})),
     [](const ::testing::TestParamInfo<std::tuple<std::string, Grid>>& param_info) {
-      std::string name = std::get<0>(param_info.param) + "_" +
-                         std::to_string(std::get<1>(param_info.param).rows) + "x" +
-                         std::to_string(std::get<1>(param_info.param).cols);
-      for (char& ch : name) {
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-      }
-      return name;
+      return gs::test::test_name(std::get<0>(param_info.param) + "_" +
+                                 std::to_string(std::get<1>(param_info.param).rows) + "x" +
+                                 std::to_string(std::get<1>(param_info.param).cols));
     });
 
 }  // namespace

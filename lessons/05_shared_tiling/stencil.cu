@@ -15,8 +15,8 @@
 //                        lanes hit the same bank (a 2-way conflict on every read);
 //   l05-tiled-16x16-pad  the same tile padded to a row stride of 48, which moves the second
 //                        row of each warp onto the other sixteen banks.
-// The exercise is tile_load.cuh, the file you edit: the cooperative load and the barrier
-// (README.md, "The exercise").
+// The exercise is shared_tile.cuh, the file you edit: the cooperative load, the barrier, and
+// the update of a cell read from the tiles (README.md, "The exercise"; hints in HINTS.md).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -62,10 +62,10 @@ __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row,
   return sum;
 }
 
-// The exercise: load_tile(), the cooperative load of a tile and its halo, and the barrier.
-// Angle brackets: the build picks lessons/05_shared_tiling/tile_load.cuh (your stubs) or the
-// solution's copy.
-#include <tile_load.cuh>
+// The exercise: load_tile(), the cooperative load of a tile and its halo, and the barrier; and
+// update_from_tile(), one cell's step read from the tiles. Angle brackets: the build picks
+// lessons/05_shared_tiling/shared_tile.cuh (your stubs) or the solution's copy.
+#include <shared_tile.cuh>
 
 // One block updates a kTileRows x kTileCols tile, one thread per cell. Shared memory holds the
 // tile and its halo: tile[r][c] is grid cell (origin_row - 1 + r, origin_col - 1 + c).
@@ -74,7 +74,7 @@ __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row,
 template <int kTileCols, int kTileRows, int kRowStride>
 __global__ void __launch_bounds__((kTileCols * kTileRows))
     tiled_step(int rows, int cols, const float* __restrict__ u, const float* __restrict__ v,
-               float* __restrict__ u_next, float* __restrict__ v_next, Rates rates) {
+               float* __restrict__ u_next_out, float* __restrict__ v_next_out, Rates rates) {
   constexpr int kHaloCols = kTileCols + 2;
   constexpr int kHaloRows = kTileRows + 2;
   constexpr int kThreads = kTileCols * kTileRows;
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   const int origin_row = blockIdx.y * kTileRows;
   const int origin_col = blockIdx.x * kTileCols;
 
-  // The tile and its halo into shared memory, then the barrier (tile_load.cuh).
+  // The tile and its halo into shared memory, then the barrier (shared_tile.cuh).
   load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col, u, v, u_tile,
                                               v_tile);
 
@@ -94,30 +94,17 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   const int col = origin_col + static_cast<int>(threadIdx.x);
   if (row >= rows || col >= cols) return;
 
-  const int tile_row = threadIdx.y + 1;  // this cell's place in the tile
+  // This cell's place in the tile, its update read from the tiles (shared_tile.cuh), and the
+  // write to global memory.
+  const int tile_row = threadIdx.y + 1;
   const int tile_col = threadIdx.x + 1;
-  float sum_u = 0.0f;
-  float sum_v = 0.0f;
-#pragma unroll
-  for (int r = 0; r < 3; ++r) {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-      if (r == 1 && c == 1) continue;
-      sum_u += c_stencil.weights.w[r][c] * u_tile[tile_row - 1 + r][tile_col - 1 + c];
-      sum_v += c_stencil.weights.w[r][c] * v_tile[tile_row - 1 + r][tile_col - 1 + c];
-    }
-  }
-  const float u_c = u_tile[tile_row][tile_col];
-  const float v_c = v_tile[tile_row][tile_col];
-  const float weight_in_grid = in_grid_weight_sum(rows, cols, row, col);
-  const float laplacian_u = sum_u - weight_in_grid * u_c;
-  const float laplacian_v = sum_v - weight_in_grid * v_c;
-  const float uvv = u_c * v_c * v_c;
-  const int centre = row * cols + col;
-  u_next[centre] =
-      u_c + rates.dt * (rates.diffusion_u * laplacian_u - uvv + rates.feed * (1.0f - u_c));
-  v_next[centre] =
-      v_c + rates.dt * (rates.diffusion_v * laplacian_v + uvv - (rates.feed + rates.kill) * v_c);
+  float u_next;
+  float v_next;
+  update_from_tile<kTileRows, kRowStride>(u_tile, v_tile, tile_row, tile_col,
+                                          in_grid_weight_sum(rows, cols, row, col), rates, u_next,
+                                          v_next);
+  u_next_out[row * cols + col] = u_next;
+  v_next_out[row * cols + col] = v_next;
 }
 
 // ---------------------------------------------------------------------------------------------

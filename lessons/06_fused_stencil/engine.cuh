@@ -1,43 +1,13 @@
-// Lesson 06's engine: what the temporal-blocking kernel and the steppers stand on, read but not
-// edited. The device layout; the strips, chunks and the launch plan (plan_tiling); the
-// per-warp walk down a strip with its pyramid of levels in registers (StripWalker); the
-// buffers, the stream and the CUDA graphs every stepper shares (DeviceFields, GpuStepper).
-// stencil.cu includes it once, inside its anonymous namespace, after cell_update.cuh (which
-// defines nine_term_update(), edge_row_kind() and the tuning constants it uses).
+// Lesson 06's engine: what the register pyramid and the steppers stand on, read but not edited.
+// The strips, chunks and the launch plan (plan_tiling); the per-warp walk down a strip with its
+// pyramid of levels in registers (StripWalker); the buffers, the stream and the graph replay every
+// stepper shares (DeviceFields, GpuStepper). stencil.cu includes it once, inside its anonymous
+// namespace, after the device layout and shared_blocking.cuh (nine_term_update(),
+// advance_through_graph()) and edge_row_kind(), which it uses.
 #pragma once
 
 // ---------------------------------------------------------------------------------------------
-// The device layout, shared by both kernels
-// ---------------------------------------------------------------------------------------------
-
-// Each field is `rows` rows of `pitch` floats; pitch is cols rounded up to 32 floats, so every
-// row starts on a 128-byte line and 16-byte vector accesses stay aligned. The padding columns
-// hold zeros.
-constexpr int kRowAlignment = 32;
-
-struct Grid {
-  int rows;
-  int cols;
-  int pitch;
-};
-
-struct ConstFields {
-  const float* u;
-  const float* v;
-};
-
-struct Fields {
-  float* u;
-  float* v;
-};
-
-__device__ __forceinline__ std::size_t offset(const Grid& g, int row, int col) {
-  return static_cast<std::size_t>(row) * static_cast<std::size_t>(g.pitch) +
-         static_cast<std::size_t>(col);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Strips, chunks and the pyramid (section 3 of stencil.cu tells the idea)
+// Strips, chunks and the pyramid (section 4 of stencil.cu tells the idea)
 // ---------------------------------------------------------------------------------------------
 
 constexpr int kWarpSize = 32;
@@ -273,7 +243,7 @@ struct StripWalker {
       return;
     }
     // Near the top and bottom of the grid: what the row is decides what the level does with it
-    // (edge_row_kind(), cell_update.cuh).
+    // (edge_row_kind(), stencil.cu).
     if (edge_row_kind(row, g.rows) == RowKind::absent) {
       absent_row(pair, centre, below, made);
     } else {
@@ -427,8 +397,7 @@ class DeviceFields {
   ConstFields current() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
   Fields current_writable() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
   Fields next() const { return {buffer(2 * (1 - current_)), buffer(2 * (1 - current_) + 1)}; }
-  int parity() const { return current_; }
-  void set_parity(int parity) { current_ = parity; }
+  int& parity() { return current_; }  // which buffer holds the state: 0 or 1
   void swap() { current_ = 1 - current_; }
 
  private:
@@ -489,13 +458,9 @@ class GpuStepper : public gs::Stepper {
       enqueue(steps);
       return;
     }
-    // One graph per (steps, which buffer holds the state): a frame of 32 steps is recorded the
-    // first time and replayed ever after, in one call instead of one launch per kernel.
-    const std::pair<int, int> key{steps, fields_.parity()};
-    auto found = graphs_.find(key);
-    if (found == graphs_.end()) found = graphs_.emplace(key, record(steps)).first;
-    GS_CUDA_CHECK(cudaGraphLaunch(found->second.graph, stream_));
-    fields_.set_parity(found->second.parity_after);
+    // A frame of 32 steps is recorded the first time and replayed ever after, in one call
+    // instead of one launch per kernel (advance_through_graph(), shared_blocking.cuh).
+    advance_through_graph(graphs_, stream_, steps, fields_.parity(), [this](int n) { enqueue(n); });
   }
 
   void fetch(gs::State& state) override {
@@ -536,33 +501,6 @@ class GpuStepper : public gs::Stepper {
   int sm_count() const { return sm_count_; }
 
  private:
-  struct RecordedGraph {
-    cudaGraphExec_t graph;
-    int parity_after;  // which buffer holds the state once the graph has run
-  };
-
-  RecordedGraph record(int steps) {
-    const int parity_before = fields_.parity();
-    GS_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-      enqueue(steps);  // recorded, not run
-    } catch (...) {
-      cudaGraph_t broken = nullptr;
-      cudaStreamEndCapture(stream_, &broken);
-      if (broken != nullptr) cudaGraphDestroy(broken);
-      fields_.set_parity(parity_before);
-      throw;
-    }
-    cudaGraph_t graph = nullptr;
-    GS_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    RecordedGraph recorded{nullptr, fields_.parity()};
-    const cudaError_t status = cudaGraphInstantiate(&recorded.graph, graph, 0);
-    cudaGraphDestroy(graph);
-    GS_CUDA_CHECK(status);
-    fields_.set_parity(parity_before);
-    return recorded;
-  }
-
   void forget_graphs() {
     for (auto& entry : graphs_) cudaGraphExecDestroy(entry.second.graph);
     graphs_.clear();
@@ -573,7 +511,5 @@ class GpuStepper : public gs::Stepper {
   int sm_count_ = 1;
   DeviceFields fields_;
   Coefficients coefficients_{};
-  std::map<std::pair<int, int>, RecordedGraph> graphs_;
+  FrameGraphs graphs_;
 };
-
-// One launch of the fused kernel per step.

@@ -1,25 +1,28 @@
 // Lesson 06 - the fused 3x3 stencil, temporal blocking and CUDA graphs.
 //
 // JAX's 3x3 version compiles the whole time loop (fori_loop) into one program for the GPU. This
-// lesson does the same by hand, in three measured moves (README.md):
+// lesson does the same by hand, in measured moves (README.md):
 //   1. one specialised kernel per step: the nine unit weights written out as a 3x3 box sum, u and
 //      v updated in one pass, each thread walking down a column so that it loads every row once
 //      ("l06-fused");
 //   2. the launches of one advance(n) recorded once as a CUDA graph and replayed, so that the
 //      GPU no longer waits for the CPU between steps ("l06-fused-graph");
-//   3. several steps per launch ("temporal blocking", the course's pyramids): each warp loads a
-//      strip of the grid wider and taller than the part it writes, by one cell per step on each
-//      side, and advances it T steps in registers. Rows stream through a sliding window, the left
-//      and right neighbours come from the next lanes through warp shuffles: a step touches no
-//      shared memory and waits at no barrier ("l06-temporal", replayed as a graph: the best, and
-//      what gray_scott uses on a GPU; "l06-temporal-launches" without the graph).
-// Cells outside the grid are "absent": they count as 0 in every sum and each cell divides by
+//   3. several steps per launch ("temporal blocking", the course's pyramids): a block loads a
+//      tile with a halo as deep as the steps into shared memory and advances it there, one
+//      barrier per step ("l06-shared-blocking", "l06-shared-blocking-graph": the learner's
+//      kernel, shared_blocking.cuh);
+//   4. the same idea without shared memory: each warp streams rows down a strip and keeps the
+//      pyramid in registers, the left and right neighbours coming from the next lanes through
+//      warp shuffles; no barrier ("l06-temporal", replayed as a graph: the best, and what
+//      gray_scott uses on a GPU; "l06-temporal-launches" without the graph; engine.cuh).
+// Cells outside the grid are "absent": they count as 0 in every sum and each cell's update uses
 // the number of cells of its 3x3 box that exist. In a pyramid they must stay absent at every
 // intermediate step, not be computed as if they were cells.
 //
-// The file you edit is cell_update.cuh: the update of one cell, what a pyramid level does with a
-// row near the top or bottom of the grid, and the tuning constants. engine.cuh holds the
-// machinery (layout, launch plan, the warp's walk, buffers, graphs): read it, do not edit it.
+// The file you edit is shared_blocking.cuh: the update of one cell, the shared-memory blocking
+// kernel, and the replay of a frame as a CUDA graph. engine.cuh holds the machinery (the register
+// pyramid, its launch plan, buffers, the stepper every implementation shares): read it, do not
+// edit it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -54,16 +57,69 @@ Coefficients make_coefficients(const gs::Rates& r) {
           r.dt * r.feed,        1.0f - r.dt * r.feed, 1.0f - r.dt * (r.feed + r.kill)};
 }
 
-// What a level of the pyramid does with a row near the top or bottom of the grid (section 3):
-// an edge row is a row of cells that lacks the row above or below; an absent row lies outside.
+// The device layout, shared by every kernel: each field is `rows` rows of `pitch` floats; pitch
+// is cols rounded up to 32 floats, so every row starts on a 128-byte line and 16-byte vector
+// accesses stay aligned. The padding columns hold zeros.
+constexpr int kRowAlignment = 32;
+
+struct Grid {
+  int rows;
+  int cols;
+  int pitch;
+};
+
+struct ConstFields {
+  const float* u;
+  const float* v;
+};
+
+struct Fields {
+  float* u;
+  float* v;
+};
+
+__device__ __forceinline__ std::size_t offset(const Grid& g, int row, int col) {
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(g.pitch) +
+         static_cast<std::size_t>(col);
+}
+
+// The graphs a stepper has recorded, by (steps, which buffer holds the state before): a graph
+// names the buffers its kernels read and write, and an odd number of launches leaves the state
+// in the other buffer.
+struct RecordedGraph {
+  cudaGraphExec_t graph;
+  int parity_after;  // which buffer holds the state once the graph has run
+};
+using FrameGraphs = std::map<std::pair<int, int>, RecordedGraph>;
+
+// The exercise: nine_term_update(), the update of one cell; shared_blocking_kernel(), several
+// steps per launch in shared memory; advance_through_graph(), a frame replayed as a CUDA graph.
+// Angle brackets: the build picks lessons/06_fused_stencil/shared_blocking.cuh (your stubs) or
+// the solution's copy.
+#include <shared_blocking.cuh>
+
+// What a level of the register pyramid does with a row near the top or bottom of the grid
+// (engine.cuh asks only for rows <= 0 or >= rows - 1, and beyond): an edge row is a row of cells
+// that lacks the row above or below; an absent row lies outside the grid and must stay 0 at every
+// level, or the next level would add it to its sums.
 enum class RowKind { edge, absent };
 
-// The exercise: nine_term_update(), the update of one cell; edge_row_kind(); and the tuning
-// constants of section 3. Angle brackets: the build picks lessons/06_fused_stencil/cell_update.cuh
-// (your stubs) or the solution's copy.
-#include <cell_update.cuh>
+__device__ __forceinline__ RowKind edge_row_kind(int row, int rows) {
+  return (row < 0 || row >= rows) ? RowKind::absent : RowKind::edge;
+}
 
-// The layout, the launch plan, the warp's walk, the buffers and the graphs.
+// The register pyramid's tuning constants, which sweeps on an H100 found fastest (README.md,
+// section 7): columns per lane (1, 2 or 4: one float, float2 or float4 per load), steps per
+// launch, warps per multiprocessor the row chunks aim at, threads per block (at most 128), and
+// how much longer a side strip's warp takes per row than an inner one's.
+constexpr int kColumnsPerLane = 2;
+constexpr int kStepsPerLaunch = 4;
+constexpr int kMaxStepsPerLaunch = kStepsPerLaunch;  // kernels are compiled for 1 ... this
+constexpr int kWarpsPerSm = 12;
+constexpr int kThreadsPerBlock = 128;
+constexpr float kSideCost = 1.4f;
+
+// The register pyramid, its launch plan, the buffers and the stepper every implementation shares.
 #include "engine.cuh"
 
 // ---------------------------------------------------------------------------------------------
@@ -140,7 +196,26 @@ __global__ void __launch_bounds__(kFusedBlockCols* kFusedBlockRows)
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Several steps per launch: temporal blocking in registers
+// 3. Several steps per launch in shared memory: the learner's kernel
+// ---------------------------------------------------------------------------------------------
+
+// Launches the learner's kernel made for `steps` (1 <= steps <= kMaxSteps): the step count is a
+// template parameter, so that the tile's size is known when the kernel is compiled.
+template <int kMaxSteps>
+void launch_shared_blocking(int steps, ConstFields in, Fields out, const Grid& g,
+                            const Coefficients& c, cudaStream_t stream) {
+  if (steps == kMaxSteps) {
+    const dim3 blocks(static_cast<unsigned>(ceil_div(g.cols, kBlockingTileCols)),
+                      static_cast<unsigned>(ceil_div(g.rows, kBlockingTileRows)));
+    shared_blocking_kernel<kMaxSteps><<<blocks, kBlockingThreads, 0, stream>>>(in, out, g, c);
+    GS_CUDA_CHECK_LAUNCH();
+  } else if constexpr (kMaxSteps > 1) {
+    launch_shared_blocking<kMaxSteps - 1>(steps, in, out, g, c, stream);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Several steps per launch: temporal blocking in registers
 // ---------------------------------------------------------------------------------------------
 //
 // One warp owns a strip of 32 * kCols columns (kCols adjacent columns per lane, loaded as one
@@ -209,7 +284,7 @@ __global__ void __launch_bounds__(kTemporalMaxThreads)
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. Launches and steppers
+// 5. Launches and steppers
 // ---------------------------------------------------------------------------------------------
 
 template <int kSteps, int kCols>
@@ -261,6 +336,24 @@ class FusedStepper final : public GpuStepper {
   }
 };
 
+// The learner's shared-memory kernel: launches of kBlockingSteps steps, and one shorter launch
+// for a step count that is not a multiple.
+class SharedBlockingStepper final : public GpuStepper {
+ public:
+  using GpuStepper::GpuStepper;
+
+ private:
+  void enqueue(int steps) override {
+    for (int done = 0; done < steps;) {
+      const int now = std::min(kBlockingSteps, steps - done);
+      launch_shared_blocking<kBlockingSteps>(now, buffers().current(), buffers().next(),
+                                             buffers().grid(), coefficients(), stream());
+      buffers().swap();
+      done += now;
+    }
+  }
+};
+
 // Launches of up to steps_per_launch steps each; a step count that is not a multiple ends with
 // one shorter launch (kMaxSteps kernels are compiled, one per step count).
 template <int kMaxSteps, int kCols>
@@ -293,7 +386,7 @@ class TemporalStepper final : public GpuStepper {
 };
 
 // The tuning constants (columns per lane, steps per launch, warps per multiprocessor, threads per
-// block, the side strips' cost) are in cell_update.cuh.
+// block, the side strips' cost) are at the top of this file.
 std::unique_ptr<gs::Stepper> make_temporal(int steps_per_launch, bool replay_as_graph) {
   return std::make_unique<TemporalStepper<kMaxStepsPerLaunch, kColumnsPerLane>>(
       steps_per_launch, replay_as_graph, kWarpsPerSm, kThreadsPerBlock, kSideCost);
@@ -313,6 +406,14 @@ std::vector<gs::Implementation> implementations() {
       {"l06-temporal-launches", lesson,
        "the same pyramids, one launch call per " + std::to_string(kStepsPerLaunch) + " steps",
        gs::Device::gpu, [] { return make_temporal(kStepsPerLaunch, false); }},
+      {"l06-shared-blocking-graph", lesson,
+       std::to_string(kBlockingSteps) +
+           " steps per launch on a tile in shared memory (your kernel), replayed as a CUDA graph",
+       gs::Device::gpu, [] { return std::make_unique<SharedBlockingStepper>(true); }},
+      {"l06-shared-blocking", lesson,
+       "the same shared-memory tiles, one launch call per " + std::to_string(kBlockingSteps) +
+           " steps",
+       gs::Device::gpu, [] { return std::make_unique<SharedBlockingStepper>(false); }},
       {"l06-fused-graph", lesson, "the fused kernel, one step per launch, replayed as a CUDA graph",
        gs::Device::gpu, [] { return std::make_unique<FusedStepper>(true); }},
       {"l06-fused", lesson,
