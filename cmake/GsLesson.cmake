@@ -17,8 +17,11 @@
 #              compiler (suffix _cpu, tests labelled cpu) and with its CUDA backend by nvcc (tests
 #              labelled gpu). The body sees GS_THRUST_CUDA = 1 or 0.
 # KIND hybrid  C++ with optional GPU parts: compiled by nvcc when CUDA is there (the body sees
-#              GS_HAVE_CUDA = 1), else by the C++ compiler (GS_HAVE_CUDA = 0); tests labelled cpu
-#              and gpu (GPU tests skip without a GPU).
+#              GS_HAVE_CUDA = 1), else by the C++ compiler (GS_HAVE_CUDA = 0). Each test is
+#              labelled by where it runs: gpu when a part of its GoogleTest name starts with Gpu
+#              or its suite's name ends with Gpu (GS_GPU_TEST_NAMES: GpuBatch.*,
+#              Lesson07Pipeline.GpuSlowWriter..., Lesson08Gpu.*), cpu otherwise; GPU tests skip
+#              without a GPU. Its exercise_fails runs the whole suite and is labelled cpu and gpu.
 #
 # PROVIDES says what the body defines in namespace GS_LESSON_NAMESPACE (lessonNN, or lessonNN_cpu):
 #   implementations  std::vector<gs::Implementation> implementations(): steppers. The lesson's
@@ -34,7 +37,7 @@
 #   lessonNN_<variant>[_cpu]_impl   the body compiled against that variant's learner file(s)
 #   lessonNN_<variant>[_cpu]        the lesson's program
 #   test_lessonNN_<variant>[_cpu]   tests/test_lessonNN.cpp against it, CTest labels lessonNN,
-#                                   <variant>, cpu and/or gpu
+#                                   <variant>, and cpu or gpu
 # and the CTest test lessonNN[_cpu].exercise_fails (label selftest): the shipped exercise must
 # fail its suite (skipped where every test skips: no GPU). Where compute-sanitizer exists, GPU
 # builds also get lessonNN.sanitizer.<tool> tests (label sanitizer) on the solution's suite, and
@@ -49,6 +52,8 @@ set_property(GLOBAL PROPERTY GS_LESSONS_SKIPPED "")
 
 set(GS_EXPECT_FAILURE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsExpectFailure.cmake)
 set(GS_SANITIZE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsSanitize.cmake)
+# The GoogleTest names of a hybrid lesson's GPU tests (cmake/GsTesting.cmake, GPU_TESTS).
+set(GS_GPU_TEST_NAMES "(^|[./])Gpu|Gpu[.]")
 set(GS_DEFAULT_SANITIZER_FILTER "*17x33*:*67x131_random*:*1x7*:*7x1*:*255x257_random*")
 find_program(GS_COMPUTE_SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin
              DOC "compute-sanitizer, for the sanitizer tests of the GPU lessons")
@@ -141,8 +146,13 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     endif()
     set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
       ${PROJECT_BINARY_DIR}/bin)
-    gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}."
-                      LABELS ${lesson} ${variant} ${labels})
+    if(kind STREQUAL "hybrid")
+      gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}."
+                        LABELS ${lesson} ${variant} GPU_TESTS "${GS_GPU_TEST_NAMES}")
+    else()
+      gs_discover_tests(TARGET ${test_target} PREFIX "${lesson}${suffix}.${variant}."
+                        LABELS ${lesson} ${variant} ${labels})
+    endif()
   endforeach()
 
   # The test of the tests: the shipped exercise must fail its suite.

@@ -13,3 +13,13 @@ if(GS_HAVE_CUDA)
   # at run time.
   target_compile_options(gs_warnings INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 endif()
+
+# GS_PTXAS_VERBOSE=ON: ptxas prints, for every kernel it compiles, its registers per thread, its
+# shared and constant memory, and any spill to local memory ("N bytes spill stores"). Lesson 04
+# and docs/PROFILING.md read these lines; they appear in the build's output (e.g.
+# `cmake --build build --target lesson04_solution -v`, after touching the lesson's .cu file).
+option(GS_PTXAS_VERBOSE "Print each CUDA kernel's registers, shared memory and spills (ptxas -v)"
+       OFF)
+if(GS_HAVE_CUDA AND GS_PTXAS_VERBOSE)
+  target_compile_options(gs_warnings INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)
+endif()

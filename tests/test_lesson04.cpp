@@ -2,7 +2,39 @@
 // every generic implementation of the course) with weights that are not all ones against the
 // reference in double: the unit weights cannot tell a transposed or mis-indexed weight matrix
 // apart. The block-size sweep's shapes differ in blocks and cells per thread, so the weights test
-// covers every launch path (lesson_suite.hpp).
+// covers every launch path (lesson_suite.hpp). And the launch itself must be checked: a launch
+// that cannot start is caught at the launch, and leaves no error behind for the next one.
+#include <exception>
+#include <string>
+
 #include "lesson_suite.hpp"
 
 GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
+
+namespace GS_LESSON_NAMESPACE {
+// Defined by the lesson's body: one step of checked_step on a small grid, launched through
+// launch_step() (kernels.cuh) with blocks of block_cols x block_rows threads.
+void step_with_block(int block_cols, int block_rows);
+}  // namespace GS_LESSON_NAMESPACE
+
+namespace {
+
+// A block of 64 x 32 = 2048 threads is more than any CUDA GPU allows (1024): the launch fails
+// without running, and only a check right after it (cudaGetLastError) says so.
+TEST(Lesson04Launch, ALaunchThatCannotStartIsCaught) {
+  GS_REQUIRE_GPU();
+  ASSERT_NO_THROW(GS_LESSON_NAMESPACE::step_with_block(32, 8)) << "a valid launch must pass";
+  bool caught = false;
+  try {
+    GS_LESSON_NAMESPACE::step_with_block(64, 32);
+  } catch (const std::exception&) {
+    caught = true;
+  }
+  EXPECT_TRUE(caught) << "a launch of 64 x 32 = 2048 threads per block (the limit is 1024) went "
+                         "unnoticed: launch_step() must check its launch";
+  // The error was reported once; the next launch must not inherit it.
+  EXPECT_NO_THROW(GS_LESSON_NAMESPACE::step_with_block(32, 8))
+      << "a valid launch after a failed one must pass: the check must clear the error it reads";
+}
+
+}  // namespace

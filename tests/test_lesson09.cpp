@@ -630,7 +630,7 @@ TEST(Program, BenchmarkPrintsTheTableAndCsvRows) {
 }
 
 // The same small sweep on the GPU and the CPU: the same numbers, to rounding.
-TEST(Program, OnTheGpuTheSameMapAsOnTheCpu) {
+TEST(Program, GpuGivesTheSameMapAsTheCpu) {
   GS_REQUIRE_GPU();
   std::vector<float> v[2];
   const char* devices[2] = {"gpu", "cpu"};

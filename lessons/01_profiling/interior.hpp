@@ -6,12 +6,10 @@
 #pragma once
 
 inline void update_interior(const State& in, State& out, const Rates& r) {
-  // TODO(lesson 01): update every interior cell (rows 1 .. in.rows - 2, columns
-  // 1 .. in.cols - 2) of `out` from `in`, with no bounds check and no weights:
-  //   L(a) = (sum of the eight neighbours) - 8 * a,
-  // then the reaction terms, as update_cell_generic() in stencil.cpp does (the rates are
-  // r.dt, r.diffusion_u, r.diffusion_v, r.feed, r.kill). README.md, "The exercise", has hints.
-  // Until this is written the interior of `out` keeps stale values and the tests fail.
+  // TODO(lesson 01): update every interior cell of `out` from `in` (rows 1 .. in.rows - 2,
+  // columns 1 .. in.cols - 2): the numbers update_cell_generic() in stencil.cpp gives, with no
+  // bounds check and no weight. Hints, in levels: HINTS.md. As shipped the interior of `out`
+  // keeps stale values and the tests fail.
   (void)in;
   (void)out;
   (void)r;

@@ -14,12 +14,10 @@ inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
                        float* __restrict__ u_next, float* __restrict__ v_next,
                        const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
                        std::ptrdiff_t stride, const Rates& rates) {
-  // TODO(lesson 02): update the `cols` cells of this row, u and v in one pass, in a loop the
-  // compiler can vectorize: no branch, no weight. Neighbours: u[col - 1], u[col + 1], and the
-  // rows u - stride and u + stride (v likewise); L(u) = (sum of the eight) - N * u[col] with N
-  // as above; then lesson 01's reaction terms with rates.dt, rates.diffusion_u, ... Put
-  // `#pragma omp simd` on the loop and read the vectorization report (README.md, "Did it
-  // vectorize?"). Until this is written every cell keeps its old value and the tests fail.
+  // TODO(lesson 02): the new u and v of the `cols` cells of this row (lesson 01's update, with N
+  // as above), in one loop the compiler vectorizes; its vectorization report must say so
+  // (README.md, section 2). Hints: HINTS.md. As shipped every cell keeps its old value and the
+  // tests fail.
   std::copy_n(u, cols, u_next);
   std::copy_n(v, cols, v_next);
   (void)columns_in_grid;  // (the casts only silence "unused parameter" until your loop uses them)
@@ -31,9 +29,9 @@ inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
 // Calls update_one_row(row) for rows 0 .. rows - 1: all of one step.
 template <typename UpdateOneRow>
 inline void update_rows(int rows, bool threads, const UpdateOneRow& update_one_row) {
-  // TODO(lesson 02): share these rows among OpenMP threads with one pragma (rows are independent
-  // within a step); add the clause `if (threads)` so that l02-simd stays on one thread. Then
-  // compare OMP_NUM_THREADS=1 and 2 (README.md, "Threads"). As shipped, one thread does it all.
+  // TODO(lesson 02): share these rows among OpenMP threads when `threads` is true, and keep
+  // them on the calling thread when it is false. As shipped one thread does them all, and a
+  // test says so.
   (void)threads;
   for (int row = 0; row < rows; ++row) update_one_row(row);
 }

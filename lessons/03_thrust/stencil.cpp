@@ -1,8 +1,8 @@
 // Lesson 03 - Thrust transforms: the CuPy session, in C++.
 //
 // Array thinking on the GPU, and the rule of the day: upload once, compute in place, download
-// once. Inside the H100 the fields move at about 3 TB/s; across PCIe to the host at about
-// 52 GB/s, sixty times slower. Three implementations, fastest first:
+// once. Inside a data-centre GPU the fields move at a few TB/s; across PCIe to the host at some
+// 50 GB/s, about fifty times slower. Three implementations, fastest first:
 //   l03-fused            one thrust::transform per step computes each cell's whole 3x3 update
 //                        of u and v in one functor; the fields stay on the device (the exercise:
 //                        fused_step.hpp, the file you edit);
@@ -10,8 +10,9 @@
 //                        through temporaries (21 kernels and about 308 bytes per cell per step);
 //   l03-copy-every-step  the fused step, but the state crosses PCIe to the host and back every
 //                        step: the toll booth paid 32,000 times.
-// After each advance() (one frame) one reduction of v (CUB on the GPU) checks that the state
-// is still finite, and a diverging run stops with "the simulation diverged at frame N".
+// After each advance() (one frame) one reduction of v (CUB on the GPU; its two functors are part
+// of the exercise) checks that the state is still finite, and a diverging run stops with "the
+// simulation diverged at frame N".
 //
 // The same source is compiled twice (cmake/GsLesson.cmake, KIND thrust): by nvcc with
 // Thrust's CUDA backend (GS_THRUST_CUDA=1: namespace lesson03, names "l03-...") and by the C++
@@ -90,9 +91,22 @@ const T* raw(const thrust::device_vector<T>& vector) {
   return thrust::raw_pointer_cast(vector.data());
 }
 
+// What the reduction at the end of every frame computes over v (section 3): how many values are
+// not finite, and the sum, minimum and maximum of the finite ones.
+struct FieldSummary {
+  double sum;                     // of the finite values (double: 2 million floats add up)
+  float min;                      // of the finite values
+  float max;                      // of the finite values
+  unsigned long long non_finite;  // NaN, +inf and -inf values
+};
+
+// The summary of no values at all: what a reduction starts from.
+constexpr FieldSummary kEmptySummary{0.0, FLT_MAX, -FLT_MAX, 0};
+
 // ---------------------------------------------------------------------------------------------
-// 1. The fused step, the exercise: FusedCellUpdate, the functor that computes one cell's whole
-// update; upload(), the one copy of the state to the device; fused_transform(), the one
+// 1. The exercise (fused_step.hpp): upload(), the one copy of the state to the device;
+// SummarizeValue and CombineSummaries, the two functors of the per-frame reduction;
+// FusedCellUpdate, the functor that computes one cell's whole update; fused_transform(), the one
 // thrust::transform of a step. Angle brackets: the build picks lessons/03_thrust/fused_step.hpp
 // (your stubs) or the solution's copy.
 #include <fused_step.hpp>
@@ -148,35 +162,9 @@ struct UpdateV {
 // ---------------------------------------------------------------------------------------------
 // 3. A reduction per frame: is v still finite, and what do its values look like?
 //
-// One pass over v folds every value into a summary: how many values are not finite, and the
-// sum, minimum and maximum of the finite ones. On the GPU this is cub::DeviceReduce, with its
-// scratch memory allocated once in load(); on the CPU backend thrust::transform_reduce.
-
-struct FieldSummary {
-  double sum;                     // of the finite values (double: 2 million floats add up)
-  float min;                      // of the finite values
-  float max;                      // of the finite values
-  unsigned long long non_finite;  // NaN, +inf and -inf values
-};
-
-// The summary of no values at all: the identity of CombineSummaries.
-constexpr FieldSummary kEmptySummary{0.0, FLT_MAX, -FLT_MAX, 0};
-
-// One value as a summary. A NaN fails both comparisons and an infinity fails one.
-struct SummarizeValue {
-  GS_HOST_DEVICE FieldSummary operator()(float value) const {
-    if (value >= -FLT_MAX && value <= FLT_MAX) return FieldSummary{value, value, value, 0};
-    return FieldSummary{0.0, FLT_MAX, -FLT_MAX, 1};
-  }
-};
-
-// Two summaries as one (associative and commutative, as a parallel reduction needs).
-struct CombineSummaries {
-  GS_HOST_DEVICE FieldSummary operator()(const FieldSummary& a, const FieldSummary& b) const {
-    return FieldSummary{a.sum + b.sum, a.min < b.min ? a.min : b.min, a.max > b.max ? a.max : b.max,
-                        a.non_finite + b.non_finite};
-  }
-};
+// One pass over v folds every value into a FieldSummary with your SummarizeValue and
+// CombineSummaries (fused_step.hpp). On the GPU this is cub::DeviceReduce, with its scratch
+// memory allocated once in load(); on the CPU backend thrust::transform_reduce.
 
 // "the simulation diverged at frame 3: 12 of 8777 values of v are not finite (the finite ones:
 // mean 0.41, min 0, max 0.99); ..." - what the learner needs to see why.

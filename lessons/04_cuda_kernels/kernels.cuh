@@ -1,41 +1,48 @@
-// Lesson 04, the file you edit: the two kernels, and the launch shapes the sweep measures.
+// Lesson 04, the file you edit: the two kernels, the launch, and the launch shapes the sweep
+// measures.
 //
 // Included by stencil.cu after what the kernels use: Rates (gs::Rates, by value), c_stencil (the
 // nine weights and their off-centre sum in constant memory), update_cell_checked() (one cell by
 // the definition, every neighbour checked), write_cell() (reaction and Euler update from the two
-// Laplacians), load_three() (three neighbouring values of a row) and StepKernel (the type of a
-// step kernel).
+// Laplacians), load_three() (three neighbouring values of a row), StepKernel (the type of a
+// step kernel) and GS_CUDA_CHECK / GS_CUDA_CHECK_LAUNCH (common/include/gs/cuda_check.hpp).
 #pragma once
 
-// The first kernel: one thread per cell, every neighbour checked.
+// 1. One step on the GPU: `kernel` on a grid of blocks of `block` threads, each thread updating
+// rows_per_thread cells of one column.
+inline void launch_step(StepKernel kernel, dim3 block, int rows_per_thread, int rows, int cols,
+                        const float* u, const float* v, float* u_next, float* v_next,
+                        const Rates& rates) {
+  // TODO(lesson 04): launch `kernel` on enough blocks to cover all rows x cols cells, and check
+  // the launch. As shipped nothing runs and every test fails.
+  (void)kernel, (void)block, (void)rows_per_thread, (void)rows, (void)cols;
+  (void)u, (void)v, (void)u_next, (void)v_next, (void)rates;
+}
+
+// 2. The first kernel: one thread per cell, every neighbour checked.
 __global__ void checked_step(int rows, int cols, const float* __restrict__ u,
                              const float* __restrict__ v, float* __restrict__ u_next,
                              float* __restrict__ v_next, Rates rates) {
-  // TODO(lesson 04): compute this thread's global (row, col) from blockIdx, blockDim and
-  // threadIdx (x runs along columns), return at once if the cell lies outside the grid (the
-  // grid of blocks is rounded up), then call update_cell_checked() for the cell. Until this is
-  // written the kernel writes nothing and l04-checked-32x8 fails its tests.
+  // TODO(lesson 04): update this thread's cell (x runs along the columns) by the definition,
+  // update_cell_checked(). The grid of blocks may hold more threads than the grid has cells.
+  // As shipped the kernel writes nothing and l04-checked-32x8 fails its tests.
   (void)rows, (void)cols, (void)u, (void)v, (void)u_next, (void)v_next, (void)rates;
 }
 
-// The generic kernel. Each thread owns kRowsPerThread cells of one column.
+// 3. The generic kernel. Each thread owns kRowsPerThread cells of one column.
 template <int kRowsPerThread>
 __global__ void generic_step(int rows, int cols, const float* __restrict__ u,
                              const float* __restrict__ v, float* __restrict__ u_next,
                              float* __restrict__ v_next, Rates rates) {
-  // TODO(lesson 04): the fast generic kernel. This thread owns kRowsPerThread cells of column
-  // col, starting at row first_row = (global y index) * kRowsPerThread. Return if col or
-  // first_row is outside the grid. If any of its cells lies on an edge row or column, update
-  // them one by one with update_cell_checked() and return. Otherwise keep the 3x3 window of u
-  // and v in registers (load_three() reads three values of a row), compute
-  //   L(a) = sum of c_stencil.weights.w[r][c] * window[r][c] over the 8 off-centre entries
-  //          - c_stencil.off_centre_sum * centre,
-  // call write_cell(), slide the window down one row and load only the new row below.
-  // Until this is written the kernel writes nothing and every l04-generic* test fails.
+  // TODO(lesson 04): update this thread's kRowsPerThread cells of one column with the weights of
+  // c_stencil, loading each value it needs once, with no check where all eight neighbours
+  // exist; cells on an edge of the grid follow the definition. As shipped the kernel
+  // writes nothing and every l04-generic* test fails.
   (void)rows, (void)cols, (void)u, (void)v, (void)u_next, (void)v_next, (void)rates;
 }
 
-// generic_step compiled for a run of 1, 2 or 4 cells per thread.
+// generic_step compiled for each number of cells per thread that kLaunchShapes uses: a template
+// exists in the program only for the counts it is instantiated with.
 inline StepKernel generic_kernel(int rows_per_thread) {
   switch (rows_per_thread) {
     case 1:
@@ -45,14 +52,15 @@ inline StepKernel generic_kernel(int rows_per_thread) {
     case 4:
       return generic_step<4>;
     default:
-      throw std::invalid_argument("lesson04: rows_per_thread must be 1, 2 or 4, not " +
-                                  std::to_string(rows_per_thread));
+      throw std::invalid_argument("lesson04: generic_kernel() has no case for " +
+                                  std::to_string(rows_per_thread) +
+                                  " cells per thread: add one to its switch");
   }
 }
 
-// The launch shapes of the block-size sweep (README.md): blocks of block_cols x block_rows
-// threads, each thread updating rows_per_thread cells of one column. The first is the default,
-// the best of the sweep on an H100.
+// 4. The launch shapes of the block-size sweep (README.md): blocks of block_cols x block_rows
+// threads, each thread updating rows_per_thread cells of one column. The first is the default:
+// the sweep's best in the lesson's measurements (README.md, "Results").
 struct LaunchShape {
   const char* name;
   int block_cols;

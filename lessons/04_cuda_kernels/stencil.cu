@@ -9,15 +9,15 @@
 // time the steps on the GPU's own clock.
 //
 // Implementations, best first:
-//   l04-generic            the generic kernel with the best launch shape of the sweep below
-//                          (on an H100: 64x2 blocks, 4 cells per thread);
+//   l04-generic            the generic kernel with the best launch shape of the sweep
+//                          (README.md, "Results");
 //   l04-generic-WxH        the same kernel, W x H thread blocks, one cell per thread (the
 //                          block-size sweep of README.md);
 //   l04-generic-WxH-Nrows  each thread updates N cells of one column, loading each value once;
 //   l04-checked-32x8       the first kernel everyone writes: a bounds check for every neighbour
 //                          of every cell.
-// The exercise is kernels.cuh, the file you edit: the bodies of checked_step and generic_step,
-// and the launch shapes of the sweep (README.md, "The exercise").
+// The exercise is kernels.cuh, the file you edit: the launch, the bodies of checked_step and
+// generic_step, and the launch shapes of the sweep (README.md, "What to edit").
 #include <cuda_runtime.h>
 
 #include <array>
@@ -33,6 +33,7 @@
 #include "gs/cuda_check.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
+#include "gs/state.hpp"
 
 namespace {
 
@@ -98,9 +99,9 @@ __device__ __forceinline__ void write_cell(int index, float u, float v, float la
 
 using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
 
-// The exercise: checked_step, generic_step<kRowsPerThread>, generic_kernel() and the launch
-// shapes of the sweep. Angle brackets: the build picks lessons/04_cuda_kernels/kernels.cuh (your
-// stubs) or the solution's copy.
+// The exercise: launch_step(), checked_step, generic_step<kRowsPerThread>, generic_kernel() and
+// the launch shapes of the sweep. Angle brackets: the build picks lessons/04_cuda_kernels/
+// kernels.cuh (your stubs) or the solution's copy.
 #include <kernels.cuh>
 
 // ---------------------------------------------------------------------------------------------
@@ -112,9 +113,10 @@ using DeviceArray = gs::DeviceFloats;
 using gs::device_floats;
 
 // Owns the four device arrays (u, v and their next-step buffers) and launches one kernel per
-// step on the default stream. Timing: advance() records an event before its first launch and
-// one after its last; once they have passed, cudaEventElapsedTime gives the GPU time between
-// them. The totals are printed when the stepper is destroyed if GS_EVENT_TIMING is set.
+// step on the default stream, through launch_step(). Timing: advance() records an event before its
+// first launch and one after its last; once they have passed, cudaEventElapsedTime gives the GPU
+// time between them. The totals are printed when the stepper is destroyed if GS_EVENT_TIMING is
+// set.
 class KernelStepper final : public gs::Stepper {
  public:
   KernelStepper(std::string name, StepKernel kernel, dim3 block, int rows_per_thread)
@@ -159,15 +161,11 @@ class KernelStepper final : public gs::Stepper {
     // have put its own there). A pageable-memory upload is staged at once: no host wait.
     GS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_stencil, &stencil_, sizeof stencil_, 0,
                                           cudaMemcpyHostToDevice, nullptr));
-    // Enough blocks to cover the grid, rounded up; the kernels' bounds checks drop the rest.
-    const int rows_per_block = static_cast<int>(block_.y) * rows_per_thread_;
-    const dim3 grid((cols_ + block_.x - 1) / block_.x,
-                    (rows_ + rows_per_block - 1) / rows_per_block);
     GS_CUDA_CHECK(cudaEventRecord(start_));
     for (int step = 0; step < steps; ++step) {
-      kernel_<<<grid, block_>>>(rows_, cols_, u_.get(), v_.get(), u_next_.get(), v_next_.get(),
-                                rates_);
-      GS_CUDA_CHECK_LAUNCH();
+      // One launch of the kernel over the whole grid, checked (launch_step(), kernels.cuh).
+      launch_step(kernel_, block_, rows_per_thread_, rows_, cols_, u_.get(), v_.get(),
+                  u_next_.get(), v_next_.get(), rates_);
       std::swap(u_, u_next_);  // ping-pong: this step's output is the next step's input
       std::swap(v_, v_next_);
     }
@@ -263,6 +261,15 @@ std::vector<gs::Implementation> implementations() {
                  },
                  true});
   return all;
+}
+
+// For the tests: one step of checked_step on a 40 x 60 grid, launched through launch_step() with
+// blocks of block_cols x block_rows threads; a launch that fails must throw here.
+void step_with_block(int block_cols, int block_rows) {
+  KernelStepper stepper("step_with_block", checked_step, dim3(block_cols, block_rows), 1);
+  stepper.load(gs::initial_state(40, 60), gs::Rates{});
+  stepper.advance(1);
+  stepper.synchronize();
 }
 
 }  // namespace GS_LESSON_NAMESPACE

@@ -1,10 +1,41 @@
-// Lesson 03, the file you edit: the fused step. Included by stencil.cpp, which defines
-// GS_HOST_DEVICE (__host__ __device__ under nvcc), on_device() (the execution policy) and raw()
-// (the device pointer of a device_vector). The same file is compiled for Thrust's CUDA backend
-// and for its OpenMP backend.
+// Lesson 03, the file you edit: the upload, the per-frame reduction's two functors, and the
+// fused step. Included by stencil.cpp, which defines GS_HOST_DEVICE (__host__ __device__ under
+// nvcc), on_device() (the execution policy), raw() (the device pointer of a device_vector),
+// FieldSummary and kEmptySummary. The same file is compiled for Thrust's CUDA backend and for
+// its OpenMP backend.
 #pragma once
 
-// One cell's whole update. thrust::transform calls it once per cell index (a counting_iterator
+// 1. The one upload: host memory -> device memory, across PCIe. device_vector::assign takes two
+// host iterators and copies once.
+inline void upload(const gs::State& state, thrust::device_vector<float>& u,
+                   thrust::device_vector<float>& v) {
+  u.assign(state.u.begin(), state.u.end());
+  v.assign(state.v.begin(), state.v.end());
+}
+
+// 2. The reduction of v at the end of every frame (a diverging run must stop there): each value
+// becomes a FieldSummary (SummarizeValue), and the reduction folds summaries two by two, in any
+// grouping and order the parallel machine likes (CombineSummaries), starting from kEmptySummary.
+// So the combination must be associative and commutative, and kEmptySummary must change nothing
+// it is combined with: a sum of zero, a minimum of +FLT_MAX, a maximum of -FLT_MAX.
+
+// One value of v as a summary. A NaN fails both comparisons and an infinity one of them.
+struct SummarizeValue {
+  GS_HOST_DEVICE FieldSummary operator()(float value) const {
+    if (value >= -FLT_MAX && value <= FLT_MAX) return FieldSummary{value, value, value, 0};
+    return FieldSummary{0.0, FLT_MAX, -FLT_MAX, 1};
+  }
+};
+
+// Two summaries as one: sums and counts add, minima and maxima compare.
+struct CombineSummaries {
+  GS_HOST_DEVICE FieldSummary operator()(const FieldSummary& a, const FieldSummary& b) const {
+    return FieldSummary{a.sum + b.sum, a.min < b.min ? a.min : b.min, a.max > b.max ? a.max : b.max,
+                        a.non_finite + b.non_finite};
+  }
+};
+
+// 3. One cell's whole update. thrust::transform calls it once per cell index (a counting_iterator
 // supplies 0, 1, 2, ...) and writes the returned pair into u_next and v_next (a zip_iterator).
 // The functor holds raw pointers to the current fields, so it can read the eight neighbours,
 // which an element-wise transform could not. Neighbours outside the grid are skipped
@@ -59,15 +90,7 @@ struct FusedCellUpdate {
   }
 };
 
-// The one upload: host memory -> device memory, across PCIe. device_vector::assign takes two
-// host iterators and copies once.
-inline void upload(const gs::State& state, thrust::device_vector<float>& u,
-                   thrust::device_vector<float>& v) {
-  u.assign(state.u.begin(), state.u.end());
-  v.assign(state.v.begin(), state.v.end());
-}
-
-// One step: one transform over the cell indices 0 .. rows * cols - 1 that writes each cell's
+// 4. One step: one transform over the cell indices 0 .. rows * cols - 1 that writes each cell's
 // pair into u_next and v_next at once. One kernel on the GPU; on_device() lets the launches of a
 // frame queue up without waiting.
 inline void fused_transform(const thrust::device_vector<float>& u,

@@ -1,13 +1,29 @@
-// Lesson 04, the file you edit: the two kernels, and the launch shapes the sweep measures.
+// Lesson 04, the file you edit: the two kernels, the launch, and the launch shapes the sweep
+// measures.
 //
 // Included by stencil.cu after what the kernels use: Rates (gs::Rates, by value), c_stencil (the
 // nine weights and their off-centre sum in constant memory), update_cell_checked() (one cell by
 // the definition, every neighbour checked), write_cell() (reaction and Euler update from the two
-// Laplacians), load_three() (three neighbouring values of a row) and StepKernel (the type of a
-// step kernel).
+// Laplacians), load_three() (three neighbouring values of a row), StepKernel (the type of a
+// step kernel) and GS_CUDA_CHECK / GS_CUDA_CHECK_LAUNCH (common/include/gs/cuda_check.hpp).
 #pragma once
 
-// The first kernel: one thread per cell, every neighbour checked.
+// 1. One step on the GPU: `kernel` on a grid of blocks of `block` threads, each thread updating
+// rows_per_thread cells of one column.
+inline void launch_step(StepKernel kernel, dim3 block, int rows_per_thread, int rows, int cols,
+                        const float* u, const float* v, float* u_next, float* v_next,
+                        const Rates& rates) {
+  // Enough blocks to cover the grid, rounded up; the kernels' bounds checks drop the threads
+  // past the last row or column.
+  const int rows_per_block = static_cast<int>(block.y) * rows_per_thread;
+  const dim3 grid((cols + block.x - 1) / block.x, (rows + rows_per_block - 1) / rows_per_block);
+  kernel<<<grid, block>>>(rows, cols, u, v, u_next, v_next, rates);
+  // A launch returns nothing: ask now whether it started (a block of more than 1024 threads, no
+  // code for this GPU). A fault inside the kernel shows at the next call that waits.
+  GS_CUDA_CHECK_LAUNCH();
+}
+
+// 2. The first kernel: one thread per cell, every neighbour checked.
 __global__ void checked_step(int rows, int cols, const float* __restrict__ u,
                              const float* __restrict__ v, float* __restrict__ u_next,
                              float* __restrict__ v_next, Rates rates) {
@@ -21,7 +37,7 @@ __global__ void checked_step(int rows, int cols, const float* __restrict__ u,
   update_cell_checked(rows, cols, row, col, u, v, u_next, v_next, rates);
 }
 
-// The generic kernel. Each thread owns kRowsPerThread cells of one column. A thread whose cells
+// 3. The generic kernel. Each thread owns kRowsPerThread cells of one column. A thread whose cells
 // all lie inside the grid (not on an edge row or column) takes the fast path: no check, the
 // 3x3 window of each field in registers, each value loaded once and slid down from one cell
 // to the next, the weights read from constant memory. Threads that touch an edge take the
@@ -82,7 +98,8 @@ __global__ void generic_step(int rows, int cols, const float* __restrict__ u,
   }
 }
 
-// generic_step compiled for a run of 1, 2 or 4 cells per thread.
+// generic_step compiled for each number of cells per thread that kLaunchShapes uses: a template
+// exists in the program only for the counts it is instantiated with.
 inline StepKernel generic_kernel(int rows_per_thread) {
   switch (rows_per_thread) {
     case 1:
@@ -92,14 +109,15 @@ inline StepKernel generic_kernel(int rows_per_thread) {
     case 4:
       return generic_step<4>;
     default:
-      throw std::invalid_argument("lesson04: rows_per_thread must be 1, 2 or 4, not " +
-                                  std::to_string(rows_per_thread));
+      throw std::invalid_argument("lesson04: generic_kernel() has no case for " +
+                                  std::to_string(rows_per_thread) +
+                                  " cells per thread: add one to its switch");
   }
 }
 
-// The launch shapes of the block-size sweep (README.md): blocks of block_cols x block_rows
-// threads, each thread updating rows_per_thread cells of one column. The first is the default,
-// the best of the sweep on an H100.
+// 4. The launch shapes of the block-size sweep (README.md): blocks of block_cols x block_rows
+// threads, each thread updating rows_per_thread cells of one column. The first is the default:
+// the sweep's best in the lesson's measurements (README.md, "Results").
 struct LaunchShape {
   const char* name;
   int block_cols;
