@@ -8,7 +8,7 @@
 //
 // Included by sweep.cpp after SharedRates, MemberRates, update_cell(), GS_HOST_DEVICE (which is
 // `__host__ __device__` when nvcc compiles the lesson) and, with CUDA, RowSums, row_sums(),
-// kMaxResidentThreads and kMaxRowsPerPass. HINTS.md has the hints, in levels.
+// kMaxResidentThreads and kMaxRowsPerPass.
 #pragma once
 
 // The index of cell (0, 0) of member `member` in a field of members of `rows` x `cols` cells.
