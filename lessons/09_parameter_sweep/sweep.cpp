@@ -199,7 +199,7 @@ void step_member(const float* __restrict__ u, const float* __restrict__ v,
 // decays through the subnormal range (below 1.2e-38) and, without this, stays there: v reaches
 // 1e-44 and rounding keeps it from reaching 0. x86 cores compute with subnormals in microcode: on
 // the course's build machine the reference loop took 2.7 to 2.9 times as long for a dying 64 x 64
-// member as for a live one, and the same time with these two bits set (README.md, section 3). The
+// member as for a live one, and the same time with these two bits set (README.md, "Results"). The
 // difference to the reference is below 1e-37, far inside every tolerance. (A GPU computes
 // subnormals at full speed: the kernels keep them.)
 class FlushSubnormals {
