@@ -2,10 +2,12 @@
 // stands for. Every member of a batch equals a single run with that member's own (F, k): bitwise
 // on the CPU against the same batched code run with a batch of one, and to rounding against the
 // reference of common/; on the GPU bitwise against a GPU batch of one and to rounding against the
-// reference. Odd grids, batches of 1, 3 and 17, random and canonical starts, outputs poisoned
-// with NaN. Members do not leak into each other: a member whose (F, k) kill the pattern stays
-// dead beside live ones, and a member's result does not depend on its place in the batch. The
-// program end to end: its files, its refusals (nothing written), a signal, the benchmark.
+// reference, for both kernels (the resident one is the learner's, member.hpp: every segment
+// length the plan gives, 1 to 32 rows per thread, is run). Odd grids, batches of 1, 3 and 17,
+// random and canonical starts, outputs poisoned with NaN. Members do not leak into each other: a
+// member whose (F, k) kill the pattern stays dead beside live ones, and a member's result does not
+// depend on its place in the batch. The program end to end: its files, its refusals (nothing
+// written), a signal, the benchmark.
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <sys/wait.h>
@@ -357,6 +359,20 @@ TEST(GpuPlan, StreamingWhenItDoesNot) {
 TEST(GpuBatchLarge, ResidentAtTheDefaultSize) {
   GS_REQUIRE_GPU();
   expect_members_are_single_runs("resident", 3, 128, 128, true, {5, 32});
+}
+
+// Every segment length the plan gives besides those of the cases above (1 and 16 rows per
+// thread): 2, 4, 8 (one pass of the most rows a pass holds) and 32 (four passes per step), the
+// last segment of every column cut short; 199 x 141 is 219 KB of shared memory per block.
+TEST(GpuBatchLarge, ResidentAtEverySegmentLength) {
+  GS_REQUIRE_GPU();
+  const std::array<std::array<int, 3>, 4> shapes = {
+      {{45, 41, 2}, {47, 43, 4}, {70, 100, 8}, {199, 141, 32}}};
+  for (const auto& shape : shapes) {
+    const lesson::GpuPlan plan = lesson::plan_gpu(shape[0], shape[1], GpuPath::resident);
+    ASSERT_EQ(plan.rows_per_thread, shape[2]) << plan.summary;
+    expect_members_are_single_runs("resident", 2, shape[0], shape[1], true, {3, 8});
+  }
 }
 
 TEST(GpuBatchLarge, StreamingMembersTooLargeForSharedMemory) {

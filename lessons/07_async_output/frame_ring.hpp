@@ -15,11 +15,10 @@ class FrameRing {
 
   int slots() const { return slots_; }
 
-  // TODO(lesson 07): make the five calls below a correct hand-off between two threads with one
-  // std::mutex and one std::condition_variable: counters of the frames published, taken and
-  // released, and the closed and aborted flags; every change under the lock, then notify_all().
-  // README.md, "The exercise", has the rules and hints. As shipped nothing is handed over: the
-  // writer sees no frame, and nothing ever waits.
+  // TODO(lesson 07): make the calls below a hand-off that keeps the one rule, safe while both
+  // threads call at once; a call that must wait sleeps until the other thread changes something,
+  // and abort() ends every wait. HINTS.md has the hints, in levels. As shipped nothing is handed
+  // over: the writer sees no frame, and nothing ever waits.
 
   // Computing thread: waits until frame's slot is free (frame - slots() is released); count the
   // waits. False if the ring was aborted.
@@ -59,10 +58,11 @@ class FrameRing {
 inline void queue_frame_copy(cudaStream_t copy_stream, cudaEvent_t snapshot_ready,
                              const void* device_slot, void* host_slot, std::size_t bytes,
                              cudaEvent_t copy_started, cudaEvent_t copied) {
-  // TODO(lesson 07): on copy_stream, wait for snapshot_ready (cudaStreamWaitEvent), record
-  // copy_started, copy `bytes` from device_slot to host_slot without waiting
-  // (cudaMemcpyAsync, device to host), and record `copied`, the event the writer waits for.
-  // Check every call with GS_CUDA_CHECK. As shipped nothing is copied.
+  // TODO(lesson 07): queue on copy_stream, without making the host wait, the copy of `bytes`
+  // from device_slot into host_slot: it must not start before the compute stream has made the
+  // snapshot (snapshot_ready); copy_started marks when it starts, `copied` when its bytes are in
+  // host memory (the writer waits for that one). Check every CUDA call. As shipped nothing is
+  // copied.
   (void)copy_stream, (void)snapshot_ready, (void)device_slot, (void)host_slot, (void)bytes,
       (void)copy_started, (void)copied;
 }

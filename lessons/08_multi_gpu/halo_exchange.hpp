@@ -19,11 +19,10 @@ inline void exchange_with_mpi(const HaloPlan& plan, float* field, std::ptrdiff_t
                               MPI_Comm comm) {
   // TODO(lesson 08): send this rank's first plan.halo own rows to plan.up and its last ones to
   // plan.down (a neighbour of -1 does not exist), and receive the neighbours' rows into the two
-  // halos. One MPI datatype describes plan.halo rows of plan.cols floats, `pitch` apart
-  // (MPI_Type_vector); post the receives and sends without blocking (MPI_Irecv, MPI_Isend) with
-  // one tag per direction, then wait for all of them (MPI_Waitall). README.md, "The exercise",
-  // has hints. As shipped the halos keep their stale rows and the results drift from the
-  // single-process run near every slab boundary.
+  // halos: rows of plan.cols floats, `pitch` floats apart, sent from where they lie (no copy of
+  // your own), in an exchange that cannot deadlock whatever the size of the rows. HINTS.md has
+  // the hints, in levels. As shipped the halos keep their stale rows and the results drift near
+  // every slab boundary.
   (void)plan, (void)field, (void)pitch, (void)comm;
 }
 
@@ -31,9 +30,8 @@ inline void exchange_with_mpi(const HaloPlan& plan, float* field, std::ptrdiff_t
 // On the GPU, with NCCL, queued on `stream` (the one the rank computes on).
 inline void exchange_with_nccl(const HaloPlan& plan, float* field, std::ptrdiff_t pitch,
                                ncclComm_t comm, cudaStream_t stream) {
-  // TODO(lesson 08): the same exchange between device buffers: plan.halo rows of one field are
-  // plan.halo * pitch consecutive floats; ncclSend and ncclRecv to and from each neighbour
-  // inside one ncclGroupStart() / ncclGroupEnd(), on `stream`, checked with GS_NCCL_CHECK.
+  // TODO(lesson 08): the same exchange between device buffers, queued on `stream` (no host
+  // thread waits) and unable to deadlock; check every NCCL call with GS_NCCL_CHECK.
   (void)plan, (void)field, (void)pitch, (void)comm, (void)stream;
 }
 #endif

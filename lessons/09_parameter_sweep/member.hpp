@@ -1,20 +1,20 @@
-// Lesson 09, the file you edit: where one member of a batch lives, and the CPU loop over members.
+// Lesson 09, the file you edit: one member of a batch — where it lives, its rates, the CPU loop
+// over members, and the GPU kernel that keeps a whole member in one block's shared memory.
 //
 // A batch is B independent simulations ("members") of R x C cells. Each field is one array of
 // B * R * C floats, member after member: cell (row, col) of member m is element
 // member_offset(m, R, C) + row * C + col. Each member has its own feed rate F and kill rate k,
 // feed[m] and kill[m]; Du, Dv and dt (SharedRates) are the same for the whole batch.
 //
-// Included by sweep.cpp after SharedRates, MemberRates and GS_HOST_DEVICE, which is
-// `__host__ __device__` when nvcc compiles the lesson: the GPU kernels and the CPU loop call the
-// same functions. README.md, "The exercise", has the hints.
+// Included by sweep.cpp after SharedRates, MemberRates, update_cell(), GS_HOST_DEVICE (which is
+// `__host__ __device__` when nvcc compiles the lesson) and, with CUDA, RowSums, row_sums(),
+// kMaxResidentThreads and kMaxRowsPerPass. HINTS.md has the hints, in levels.
 #pragma once
 
 // The index of cell (0, 0) of member `member` in a field of members of `rows` x `cols` cells.
 GS_HOST_DEVICE inline std::size_t member_offset(int member, int rows, int cols) {
-  // TODO(lesson 09): return where member `member`'s cells start: the members before it, each
-  // rows * cols cells. Mind the type: a batch easily holds more than 2^31 cells. As shipped every
-  // member reads and writes member 0's cells, and the tests fail.
+  // TODO(lesson 09): where member `member`'s cells start. A batch may hold more than 2^31 cells.
+  // As shipped every member reads and writes member 0's cells.
   (void)member, (void)rows, (void)cols;
   return 0;
 }
@@ -31,8 +31,31 @@ GS_HOST_DEVICE inline MemberRates member_rates(const SharedRates& shared,
 // The CPU path: calls advance_member(m) once for every member m = 0 .. members - 1.
 template <typename AdvanceMember>
 inline void for_each_member(int members, const AdvanceMember& advance_member) {
-  // TODO(lesson 09): share the members among OpenMP threads with one pragma, each member advanced
-  // by one thread from its first step to its last. Which schedule, and why? (README.md). As
-  // shipped one thread does every member: right numbers, one core.
+  // TODO(lesson 09): share the members among OpenMP threads, each member advanced by one thread
+  // from its first step to its last. As shipped one thread does every member: right numbers,
+  // one core.
   for (int member = 0; member < members; ++member) advance_member(member);
 }
+
+#if GS_HAVE_CUDA
+// The resident kernel: block b advances member b by `steps` steps without leaving the chip.
+// Launched with one block per member, 2 * rows * cols floats of dynamic shared memory (one copy
+// of u, then one of v) and at least cols * ceil(rows / kRowsPerThread) threads: one thread for
+// each segment of kRowsPerThread rows of one column (sweep.cpp, plan_gpu()). At 1024 threads a
+// thread has 64 registers: it can hold the new values of kMaxRowsPerPass rows, not more.
+template <int kRowsPerThread>
+__global__ void __launch_bounds__(kMaxResidentThreads)
+    resident_kernel(float* __restrict__ u, float* __restrict__ v, const float* __restrict__ feed,
+                    const float* __restrict__ kill, SharedRates shared, int rows, int cols,
+                    int steps) {
+  // TODO(lesson 09): the kernel, in four parts.
+  //  1. This block's member: where its cells are in u and v, and its rates.
+  //  2. Its u and v into shared memory (extern __shared__), every thread taking part.
+  //  3. `steps` steps on the member in shared memory, with update_cell() and row_sums(): every
+  //     new value is computed from the old values of its 3 x 3 box, and there is room for one
+  //     copy of each field only. Every thread, busy or not, reaches every barrier.
+  //  4. u and v back to the member's cells in global memory.
+  // As shipped the kernel does nothing: every member comes back as it went in.
+  (void)u, (void)v, (void)feed, (void)kill, (void)shared, (void)rows, (void)cols, (void)steps;
+}
+#endif  // GS_HAVE_CUDA

@@ -3,6 +3,7 @@
 // `gs_sweep benchmark`, which measures the batch against lesson 06's single official-size grid
 // and against the same members run one after the other. The steppers are sweep.cpp's
 // (batch.hpp); the picture is mosaic.cpp's. Read, not edited.
+#include <omp.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -353,6 +354,21 @@ class ChunkedRun {
   int chunk_ = 8;
 };
 
+// Before a long CPU run, how long it may take: the default map is 1.7e11 cell-updates, minutes
+// on a laptop's few cores. A model, not a measurement: 1.5e8 to 5e8 cell-updates/s per thread
+// (members that fit in a core's cache; the course's 2-core machine did 2.4e8 per thread).
+void print_cpu_estimate(double cell_updates) {
+  const double threads = omp_get_max_threads();
+  const double fastest = cell_updates / (threads * 5e8);
+  const double slowest = cell_updates / (threads * 1.5e8);
+  if (slowest < 30.0) return;
+  std::cout << std::setprecision(2) << "  note     " << cell_updates << " cell-updates on "
+            << threads << " thread(s): expect " << std::fixed << std::setprecision(0)
+            << fastest / 60.0 << " to " << slowest / 60.0 << " min"
+            << " (--device gpu, or fewer members or --steps, for a quick map)\n"
+            << std::defaultfloat << std::flush;
+}
+
 std::string number_text(double value) {
   std::ostringstream text;
   text << value;
@@ -516,6 +532,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
               << "  on " << (gpu ? gs::gpu_status().name : std::string("the CPU")) << ": "
               << stepper->describe() << "\n"
               << std::flush;
+    if (!gpu) print_cpu_estimate(static_cast<double>(cells) * batch * c.steps);
     Progress progress(c.steps, static_cast<double>(cells) * batch, o.progress);
     ChunkedRun run(*stepper, progress);
     std::vector<float> v_before(cells * batch);

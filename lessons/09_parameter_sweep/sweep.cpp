@@ -13,8 +13,10 @@
 //              streaming: one step per launch over every member (blockIdx.z is the member), for
 //              members too large for shared memory.
 //
-// The file you edit is member.hpp: where member m's cells and its (F, k) live, and the CPU loop
-// over members. batch.hpp declares what this file defines; program.cpp is gs_sweep.
+// The file you edit is member.hpp: where member m's cells and its (F, k) live, the CPU loop over
+// members, and the resident kernel. This file keeps what is not the lesson's idea: the CPU row
+// loop, the streaming kernel, the launch plan (threads, shared memory, the opt-in above 48 KB)
+// and the launches. batch.hpp declares what this file defines; program.cpp is gs_sweep.
 #include <omp.h>
 
 #if defined(__SSE2__)
@@ -63,10 +65,6 @@ struct MemberRates {
   float kill;
 };
 
-// The exercise: member_offset(), member_rates() and for_each_member(). Angle brackets: the build
-// picks lessons/09_parameter_sweep/member.hpp (your stubs) or the solution's copy.
-#include <member.hpp>
-
 // One explicit Euler step of one cell from its values u and v, the sums box_u and box_v of its
 // 3x3 box (centre included, cells outside the grid counting 0) and the number `cells` of the
 // box's cells inside the grid (9, 6 on an edge, 4 in a corner). With the unit stencil the
@@ -80,6 +78,42 @@ GS_HOST_DEVICE inline void update_cell(float u, float v, float box_u, float box_
   u_next = u + r.dt * (r.diffusion_u * laplacian_u - uvv + r.feed * (1.0f - u));
   v_next = v + r.dt * (r.diffusion_v * laplacian_v + uvv - (r.feed + r.kill) * v);
 }
+
+#if GS_HAVE_CUDA
+// The resident kernel's budget: at most 1024 threads a block; at 1024 threads a thread has 64
+// registers, room for the new values of 8 rows of u and v beside its window (16 spill to local
+// memory). The plan gives each thread a segment of 1 to 32 rows of one column: the shortest
+// segment whose block has at most 1024 threads.
+constexpr int kMaxResidentThreads = 1024;
+constexpr int kMaxRowsPerPass = 8;
+constexpr int kRowsPerThreadChoices[] = {1, 2, 4, 8, 16, 32};
+
+// One row of the 3x3 box around (row, col): the centre values and the sums left + centre +
+// right, a cell outside the grid counting 0 (a row outside the grid is all zeros).
+struct RowSums {
+  float centre_u;
+  float centre_v;
+  float sum_u;
+  float sum_v;
+};
+
+__device__ __forceinline__ RowSums row_sums(const float* u, const float* v, int row, int rows,
+                                            int cols, int col, bool has_left, bool has_right) {
+  if (row < 0 || row >= rows) return {0.0f, 0.0f, 0.0f, 0.0f};
+  const int at = row * cols + col;
+  RowSums s;
+  s.centre_u = u[at];
+  s.centre_v = v[at];
+  s.sum_u = (has_left ? u[at - 1] : 0.0f) + s.centre_u + (has_right ? u[at + 1] : 0.0f);
+  s.sum_v = (has_left ? v[at - 1] : 0.0f) + s.centre_v + (has_right ? v[at + 1] : 0.0f);
+  return s;
+}
+#endif
+
+// The exercise: member_offset(), member_rates(), for_each_member() and, with CUDA,
+// resident_kernel(). Angle brackets: the build picks lessons/09_parameter_sweep/member.hpp (your
+// stubs) or the solution's copy.
+#include <member.hpp>
 
 SharedRates shared_rates(const BatchRates& rates) {
   return {rates.diffusion_u, rates.diffusion_v, rates.dt};
@@ -165,7 +199,7 @@ void step_member(const float* __restrict__ u, const float* __restrict__ v,
 // decays through the subnormal range (below 1.2e-38) and, without this, stays there: v reaches
 // 1e-44 and rounding keeps it from reaching 0. x86 cores compute with subnormals in microcode: on
 // the course's build machine the reference loop took 2.7 to 2.9 times as long for a dying 64 x 64
-// member as for a live one, and the same time with these two bits set (README.md, section 3). The
+// member as for a live one, and the same time with these two bits set (README.md, "Results"). The
 // difference to the reference is below 1e-37, far inside every tolerance. (A GPU computes
 // subnormals at full speed: the kernels keep them.)
 class FlushSubnormals {
@@ -255,142 +289,6 @@ class CpuBatch final : public BatchStepper {
 // memory into shared memory and writes them back at the end, so a launch of many steps makes
 // that traffic negligible; the host still gets control back often enough for progress lines.
 constexpr int kStepsPerLaunch = 500;
-
-// The resident kernel's thread layout: each thread updates a segment of kRowsPerThread cells of
-// one column of its member (1 to 32 rows: the shortest segment whose block has at most 1024
-// threads), in passes of at most kMaxRowsPerPass rows whose new values wait in registers.
-constexpr int kMaxResidentThreads = 1024;
-constexpr int kMaxRowsPerPass = 8;
-constexpr int kRowsPerThreadChoices[] = {1, 2, 4, 8, 16, 32};
-
-// One row of the 3x3 box around (row, col): the centre values and the sums left + centre +
-// right, a cell outside the grid counting 0 (a row outside the grid is all zeros).
-struct RowSums {
-  float centre_u;
-  float centre_v;
-  float sum_u;
-  float sum_v;
-};
-
-__device__ __forceinline__ RowSums row_sums(const float* u, const float* v, int row, int rows,
-                                            int cols, int col, bool has_left, bool has_right) {
-  if (row < 0 || row >= rows) return {0.0f, 0.0f, 0.0f, 0.0f};
-  const int at = row * cols + col;
-  RowSums s;
-  s.centre_u = u[at];
-  s.centre_v = v[at];
-  s.sum_u = (has_left ? u[at - 1] : 0.0f) + s.centre_u + (has_right ? u[at + 1] : 0.0f);
-  s.sum_v = (has_left ? v[at - 1] : 0.0f) + s.centre_v + (has_right ? v[at + 1] : 0.0f);
-  return s;
-}
-
-// The resident kernel: block b advances member b by `steps` steps without leaving the chip.
-//
-// The member's u and v live in dynamic shared memory, one copy of each (2 * R * C floats). A
-// thread owns a segment of kRowsPerThread cells of one column and walks down it with a 3x3
-// window: each row is read from shared memory once (three values per field) and serves three
-// cells. New values cannot be written at once: the neighbours still read the old ones. So a
-// pass computes the new values of up to kMaxRowsPerPass rows into registers (u_new, v_new) while
-// everyone reads old values; a barrier; then every thread writes its pass over the old values.
-// Registers are the second copy of the fields that shared memory has no room for (a 128 x 128
-// member takes 128 KB of the 227 KB a block may have).
-//
-// A segment of 16 rows takes two passes, so that no thread holds more than 16 new values (at
-// 1024 threads a thread has 64 registers; 32 new values and the window spill to memory). What a
-// later pass still needs from rows that an earlier pass of this step overwrote, it keeps in
-// registers: the sums of the row above it (`above`, carried over from the pass before), and the
-// sums of the row below the segment, which belongs to the next segment's first pass and is read
-// before the first barrier (`below_segment`). A step is kPasses + 1 barriers: one after each
-// pass's reads, one after the last writes, before the next step reads.
-template <int kRowsPerThread>
-__global__ void __launch_bounds__(kMaxResidentThreads)
-    resident_kernel(float* __restrict__ u, float* __restrict__ v, const float* __restrict__ feed,
-                    const float* __restrict__ kill, SharedRates shared, int rows, int cols,
-                    int steps) {
-  constexpr int kRowsPerPass = kRowsPerThread < kMaxRowsPerPass ? kRowsPerThread : kMaxRowsPerPass;
-  constexpr int kPasses = kRowsPerThread / kRowsPerPass;
-  static_assert(kPasses * kRowsPerPass == kRowsPerThread, "whole passes only");
-  extern __shared__ float member_fields[];
-  const int cells = rows * cols;
-  float* const su = member_fields;
-  float* const sv = member_fields + cells;
-  const int member = static_cast<int>(blockIdx.x);
-  float* const gu = u + member_offset(member, rows, cols);
-  float* const gv = v + member_offset(member, rows, cols);
-  const MemberRates r = member_rates(shared, feed, kill, member);
-
-  const int threads = static_cast<int>(blockDim.x);
-  const int thread = static_cast<int>(threadIdx.x);
-  for (int i = thread; i < cells; i += threads) {  // coalesced: consecutive threads, cells
-    su[i] = gu[i];
-    sv[i] = gv[i];
-  }
-
-  // This thread's segment: column `col`, rows first_row .. first_row + kRowsPerThread - 1.
-  // Consecutive threads take consecutive columns of the same rows: a warp reads 32 consecutive
-  // words of shared memory, one per bank. Threads past the last segment only join the barriers.
-  const int col = thread % cols;
-  const int first_row = (thread / cols) * kRowsPerThread;
-  const bool active = first_row < rows;
-  const bool has_left = col > 0;
-  const bool has_right = col + 1 < cols;
-  const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
-  __syncthreads();
-
-  for (int step = 0; step < steps; ++step) {
-    RowSums above{};          // the row above the current row
-    RowSums here{};           // the current row
-    RowSums below_segment{};  // the row below the segment, read before the first barrier
-#pragma unroll 1  // one pass after the other: the compiler hoists no loads of a later pass
-    for (int pass = 0; pass < kPasses; ++pass) {
-      const int pass_row = first_row + pass * kRowsPerPass;
-      float u_new[kRowsPerPass];
-      float v_new[kRowsPerPass];
-      if (active) {
-        if (pass == 0) {
-          above = row_sums(su, sv, first_row - 1, rows, cols, col, has_left, has_right);
-          here = row_sums(su, sv, first_row, rows, cols, col, has_left, has_right);
-          if (kPasses > 1) {
-            below_segment =
-                row_sums(su, sv, first_row + kRowsPerThread, rows, cols, col, has_left, has_right);
-          }
-        }
-#pragma unroll
-        for (int i = 0; i < kRowsPerPass; ++i) {
-          const int row = pass_row + i;
-          const bool last = kPasses > 1 && pass == kPasses - 1 && i == kRowsPerPass - 1;
-          const RowSums below =
-              last ? below_segment
-                   : row_sums(su, sv, row + 1, rows, cols, col, has_left, has_right);
-          const float rows_present =
-              1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < rows);
-          update_cell(here.centre_u, here.centre_v, above.sum_u + here.sum_u + below.sum_u,
-                      above.sum_v + here.sum_v + below.sum_v, rows_present * cols_present, r,
-                      u_new[i], v_new[i]);
-          above = here;
-          here = below;
-        }
-      }
-      __syncthreads();  // every thread has read the old values this pass needs
-      if (active) {
-#pragma unroll
-        for (int i = 0; i < kRowsPerPass; ++i) {
-          const int row = pass_row + i;
-          if (row < rows) {
-            su[row * cols + col] = u_new[i];
-            sv[row * cols + col] = v_new[i];
-          }
-        }
-      }
-    }
-    __syncthreads();  // the new values are in place before the next step reads them
-  }
-
-  for (int i = thread; i < cells; i += threads) {
-    gu[i] = su[i];
-    gv[i] = sv[i];
-  }
-}
 
 using ResidentKernel = void (*)(float*, float*, const float*, const float*, SharedRates, int, int,
                                 int);
