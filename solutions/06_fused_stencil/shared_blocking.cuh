@@ -23,7 +23,9 @@ __device__ __forceinline__ void nine_term_update(float u, float v, float box_u, 
 
 // ---- Exercise 2: several steps per launch in shared memory ------------------------------------
 // The kernel's shape (exercise 4 changes it and measures): steps per launch (kernels are compiled
-// for 1 ... kBlockingSteps), the cells a block writes, threads per block.
+// for 1 ... kBlockingSteps), the cells a block writes, threads per block. Static shared memory,
+// two buffers per field: 16 B x (tile rows + 2 steps) x (tile cols + 2 steps), at most 48 KiB
+// (49,152 B) or ptxas refuses the kernel: change the tile with the steps at 4 (README, exercise 4).
 constexpr int kBlockingSteps = 4;
 constexpr int kBlockingTileCols = 32;
 constexpr int kBlockingTileRows = 32;
