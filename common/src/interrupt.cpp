@@ -1,5 +1,6 @@
-// Signals and batched advancing. The handler only stores the signal number (and, for a second
-// signal, deletes the partial file and exits): everything else happens in the run's own checks.
+// Signals and batched advancing. The handler only stores the signal number (and deletes the
+// partial file: on a second signal, then exits; on the first one when asked): everything else
+// happens in the run's own checks.
 #include "gs/interrupt.hpp"
 
 #include <pthread.h>
@@ -17,9 +18,11 @@ namespace gs {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_delete_at_first = 0;  // delete_partial_on_first_signal()
 char g_partial[4096] = {};  // written only outside the handler, while no signal is pending
 
 extern "C" void on_signal(int signal_number) {
+  if (g_signal == 0 && g_delete_at_first != 0 && g_partial[0] != '\0') ::unlink(g_partial);
   if (g_signal != 0) {
     // The second signal: the user wants out now. unlink, write and _exit are async-signal-safe.
     if (g_partial[0] != '\0') ::unlink(g_partial);
@@ -88,6 +91,10 @@ void set_partial_output(const std::string& path) {
 
 std::string partial_output() {
   return std::string(g_partial);
+}
+
+void delete_partial_on_first_signal(bool enabled) {
+  g_delete_at_first = enabled ? 1 : 0;
 }
 
 bool BatchedAdvance::advance(Stepper& stepper, int steps, int frame) {

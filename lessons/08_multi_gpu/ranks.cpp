@@ -18,7 +18,12 @@
 //                    pointers there; the program says what the MPI library reports);
 //   the frames       gathered to rank 0 (MPI_Gatherv), which runs the whole distributed run as
 //                    one gs::Stepper through the best frame loop of the build (lesson 07's
-//                    pipeline): the other ranks follow rank 0's commands (load, advance, fetch).
+//                    pipeline): the other ranks follow rank 0's commands (load, advance, fetch);
+//   agreeing         every check that can refuse runs on every rank before the first step, and
+//                    the ranks agree on its verdict (the lowest rank that refuses decides for
+//                    all); then each command of rank 0 travels in a round that also tells every
+//                    rank whether some rank must stop (a signal, a failure): the ranks stop
+//                    together, and none waits forever for another.
 //
 // `lesson08_solution` runs the simulation (the course's flags, plus --halo and --transport);
 // `lesson08_solution benchmark` measures strong or weak scaling; `exchange-check` tests one
@@ -28,7 +33,11 @@
 #include <mpi-ext.h>  // OpenMPI's extensions: MPIX_Query_cuda_support
 #endif
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +45,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -45,6 +55,8 @@
 #include <CLI/CLI.hpp>
 
 #include "gs/gpu.hpp"
+#include "gs/hdf5_io.hpp"
+#include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
@@ -233,13 +245,170 @@ const char* name_of(Transport transport) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// How the ranks agree: one verdict for all, decided together
+// ---------------------------------------------------------------------------------------------
+
+// What one rank concluded at a point every rank reaches: go on, or stop with an exit code and a
+// message.
+struct Verdict {
+  bool stop = false;
+  int code = gs::kExitSuccess;
+  std::string text;        // whole lines; rank 0 prints the agreed one
+  bool to_stdout = false;  // --help and --list answer on stdout, errors on stderr
+};
+
+Verdict stop_with(int code, std::string text, bool to_stdout = false) {
+  return Verdict{true, code, std::move(text), to_stdout};
+}
+
+// Every rank's verdict, agreed: the lowest rank that stops decides for all (its exit code and its
+// message), or every rank goes on. A collective that every rank calls at the same point whatever
+// it concluded, so a rank that refuses never leaves the others waiting in a later collective:
+// an MPI_Allreduce finds the deciding rank, which broadcasts its code and message.
+Verdict agree(const Verdict& mine, int rank, int size) {
+  const int candidate = mine.stop ? rank : size;
+  int decider = size;
+  MPI_Allreduce(&candidate, &decider, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (decider == size) return Verdict{};
+  int header[3] = {mine.code, mine.to_stdout ? 1 : 0, static_cast<int>(mine.text.size())};
+  MPI_Bcast(header, 3, MPI_INT, decider, MPI_COMM_WORLD);
+  Verdict agreed = mine;
+  agreed.stop = true;
+  agreed.code = header[0];
+  agreed.to_stdout = header[1] != 0;
+  agreed.text.resize(static_cast<std::size_t>(header[2]));
+  MPI_Bcast(agreed.text.data(), header[2], MPI_CHAR, decider, MPI_COMM_WORLD);
+  return agreed;
+}
+
+// The end of an agreed verdict: rank 0 prints its message (once for the whole run), every rank
+// returns its exit code (mpirun returns that code too: the lowest rank's non-zero one).
+int conclude(const Verdict& agreed, int rank) {
+  if (!agreed.stop) return gs::kExitSuccess;
+  if (rank == 0 && !agreed.text.empty()) {
+    (agreed.to_stdout ? std::cout : std::cerr) << agreed.text << std::flush;
+  }
+  return agreed.code;
+}
+
+// The last resort, for a rank that fails inside a step every rank takes together (an exchange, a
+// gather), where the others may be waiting for it: no verdict can be agreed there, so it deletes
+// its partial output, if it writes one, and ends every rank through MPI_Abort (mpirun then ends
+// the others and says which rank aborted).
+[[noreturn]] void abort_every_rank(const std::string& message) {
+  std::cerr << message << std::flush;
+  const std::string partial = gs::partial_output();
+  if (!partial.empty()) ::unlink(partial.c_str());
+  MPI_Abort(MPI_COMM_WORLD, gs::kExitFailure);
+  std::abort();  // MPI_Abort does not return
+}
+
+// "rank 3", "ranks 0, 2-4".
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t last = i;
+    while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1) ++last;
+    if (i > 0) text += ", ";
+    text += std::to_string(ranks[i]);
+    if (last > i) text += "-" + std::to_string(ranks[last]);
+    i = last + 1;
+  }
+  return text;
+}
+
+// One flag as a rank understood it: the parsed value, not the words typed ("-n 2" and
+// "--nbimage 02" agree).
+struct Argument {
+  std::string flag;
+  std::string value;
+};
+
+// Every rank's arguments against every other rank's: one line per flag whose values differ,
+// naming each value and the ranks that hold it; "" when all agree. A collective (the arguments of
+// every rank gathered to every rank, MPI_Allgatherv), after which every rank holds the same
+// answer, so no further agreement is needed.
+std::string differing_arguments(const std::vector<Argument>& mine, int size) {
+  std::string packed;  // flag NUL value NUL ... (command-line words never hold a NUL)
+  for (const Argument& argument : mine) {
+    packed += argument.flag;
+    packed += '\0';
+    packed += argument.value;
+    packed += '\0';
+  }
+  const int length = static_cast<int>(packed.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> offsets(static_cast<std::size_t>(size), 0);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += lengths[static_cast<std::size_t>(r)];
+  }
+  std::string all(static_cast<std::size_t>(std::max(total, 1)), '\0');
+  MPI_Allgatherv(packed.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                 MPI_CHAR, MPI_COMM_WORLD);
+
+  // flag -> value -> the ranks that hold it; flags in the order of the lowest rank that has them.
+  std::vector<std::string> flags;
+  std::map<std::string, std::map<std::string, std::vector<int>>> holders;
+  for (int r = 0; r < size; ++r) {
+    std::size_t at = static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]);
+    const std::size_t end = at + static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
+    while (at < end) {
+      const std::size_t flag_end = all.find('\0', at);
+      const std::size_t value_end = all.find('\0', flag_end + 1);
+      const std::string flag = all.substr(at, flag_end - at);
+      if (holders.find(flag) == holders.end()) flags.push_back(flag);
+      holders[flag][all.substr(flag_end + 1, value_end - flag_end - 1)].push_back(r);
+      at = value_end + 1;
+    }
+  }
+  std::string lines;
+  for (const std::string& flag : flags) {
+    const auto& values = holders[flag];
+    std::vector<std::pair<std::vector<int>, std::string>> groups;  // by their lowest rank
+    std::vector<bool> has(static_cast<std::size_t>(size), false);
+    for (const auto& [value, ranks] : values) {
+      groups.emplace_back(ranks, value.empty() ? "(empty)" : value);
+      for (const int r : ranks) has[static_cast<std::size_t>(r)] = true;
+    }
+    std::vector<int> without;  // ranks whose program has no such flag (different programs)
+    for (int r = 0; r < size; ++r) {
+      if (!has[static_cast<std::size_t>(r)]) without.push_back(r);
+    }
+    if (!without.empty()) groups.emplace_back(without, "(no such flag)");
+    if (groups.size() == 1) continue;
+    std::sort(groups.begin(), groups.end());
+    lines += "  " + flag + ": ";
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      lines += (g > 0 ? "; " : "") + groups[g].second + " on " + rank_list(groups[g].first);
+    }
+    lines += "\n";
+  }
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
 // One rank's slab: its stepper and the exchange
 // ---------------------------------------------------------------------------------------------
 
 class RankSlab {
  public:
+  // Creates this rank's stepper and checks, on this rank alone, that it offers the view of its
+  // fields that the exchange needs (std::invalid_argument if not), before any rank starts.
   RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport)
       : plan_(plan), transport_(transport), stepper_(implementation.create()) {
+    stepper_->load(gs::State(extended_rows(), plan_.cols), gs::Rates{});
+    if (!stepper_->fields().available()) {
+      throw std::invalid_argument("'" + implementation.name +
+                                  "' offers no view of its fields (Stepper::fields), which the "
+                                  "halo exchange needs; choose another with --impl");
+    }
+  }
+  // The ranks' connection for the exchange, a collective of every rank (NCCL's communicator):
+  // made once every rank has said that it can start.
+  void connect() {
 #if GS_HAVE_NCCL
     if (transport_ == Transport::nccl) init_nccl();
 #endif
@@ -259,15 +428,20 @@ class RankSlab {
     return plan_.top + plan_.rows + plan_.bottom;
   }
 
+  // A failure of this rank's own computing (its stepper: load, advance, fetch, synchronize) is
+  // kept, not thrown: the rank still takes its part in every exchange and gather of the command,
+  // so that no other rank waits for it forever, and says so at the next round of commands, where
+  // every rank stops. Its own later computing is skipped.
+  bool failed() const {
+    return !failure_.empty();
+  }
+  const std::string& failure() const {
+    return failure_;
+  }
+
   // The extended slab (halos included) as the stepper's state.
   void load(const gs::State& extended, const gs::Rates& rates) {
-    stepper_->load(extended, rates);
-    const gs::FieldView view = stepper_->fields();
-    if (!view.available()) {
-      throw std::runtime_error(
-          "the implementation offers no view of its fields (Stepper::fields),"
-          " which the halo exchange needs; choose another with --impl");
-    }
+    attempt([&] { stepper_->load(extended, rates); });
     steps_since_exchange_ = 0;  // the halos hold exact rows
   }
 
@@ -276,7 +450,7 @@ class RankSlab {
     while (steps > 0) {
       if (steps_since_exchange_ == plan_.halo) exchange();
       const int now = std::min(steps, plan_.halo - steps_since_exchange_);
-      stepper_->advance(now);
+      attempt([&] { stepper_->advance(now); });
       steps_since_exchange_ += now;
       steps -= now;
     }
@@ -284,6 +458,7 @@ class RankSlab {
 
   void exchange() {
     const gs::FieldView view = stepper_->fields();
+    if (!view.available()) throw std::logic_error("the stepper's fields are gone: no exchange");
     if (view.device == gs::Device::cpu) {
       exchange_with_mpi(plan_, view.u, view.pitch, MPI_COMM_WORLD);
       exchange_with_mpi(plan_, view.v, view.pitch, MPI_COMM_WORLD);
@@ -294,13 +469,14 @@ class RankSlab {
   }
 
   void synchronize() {
-    stepper_->synchronize();
+    attempt([&] { stepper_->synchronize(); });
   }
 
-  // This rank's own rows of v (or of u and v), rows * cols values each.
+  // This rank's own rows of v (or of u and v), rows * cols values each (after a failure, rows of
+  // the right size that no one will use: the next round stops the run).
   void own_rows(std::vector<float>& u, std::vector<float>& v, bool with_u) {
-    gs::State state;
-    stepper_->fetch(state);
+    gs::State state(extended_rows(), plan_.cols);
+    attempt([&] { stepper_->fetch(state); });
     const std::size_t first = static_cast<std::size_t>(plan_.top) * plan_.cols;
     const std::size_t count = static_cast<std::size_t>(plan_.rows) * plan_.cols;
     v.assign(state.v.begin() + first, state.v.begin() + first + count);
@@ -308,7 +484,7 @@ class RankSlab {
   }
   void own_v(std::vector<float>& v) {
     extended_v_.resize(static_cast<std::size_t>(extended_rows()) * plan_.cols);
-    stepper_->fetch_v(extended_v_.data());
+    attempt([&] { stepper_->fetch_v(extended_v_.data()); });
     const std::size_t first = static_cast<std::size_t>(plan_.top) * plan_.cols;
     v.assign(extended_v_.begin() + first,
              extended_v_.begin() + first + static_cast<std::size_t>(plan_.rows) * plan_.cols);
@@ -320,6 +496,18 @@ class RankSlab {
   }
 
  private:
+  template <typename Work>
+  void attempt(Work&& work) {
+    if (failed()) return;
+    try {
+      work();
+    } catch (const std::bad_alloc&) {
+      failure_ = "out of memory";
+    } catch (const std::exception& error) {
+      failure_ = error.what()[0] != '\0' ? error.what() : "an unnamed error";
+    }
+  }
+
   void exchange_on_gpu([[maybe_unused]] const gs::FieldView& view) {
 #if GS_HAVE_CUDA
     const auto stream = static_cast<cudaStream_t>(view.stream);
@@ -400,17 +588,32 @@ class RankSlab {
   std::unique_ptr<gs::Stepper> stepper_;
   int steps_since_exchange_ = 0;
   std::vector<float> extended_v_;
+  std::string failure_;
 };
 
 // ---------------------------------------------------------------------------------------------
 // The whole run as one Stepper on rank 0; the other ranks follow its commands
 // ---------------------------------------------------------------------------------------------
 
-enum Command : int { kLoad, kAdvance, kFetchV, kFetch, kSynchronize, kStop };
+// kCheck computes nothing: it is a round that only asks every rank whether it may go on.
+enum Command : int { kLoad, kAdvance, kFetchV, kFetch, kSynchronize, kCheck, kStop };
 
 struct Message {
   int command;
   int steps;
+};
+
+// Thrown on rank 0 when a round stops the run because of another rank (whose verdict says why).
+class RanksStopped : public std::runtime_error {
+ public:
+  RanksStopped() : std::runtime_error("another rank stopped the run") {}
+};
+
+// Thrown when a rank fails inside a step that every rank takes together (an exchange, a gather):
+// the others may be waiting for it there, so only MPI_Abort can end them (abort_every_rank).
+class CollectiveBroken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Decomposition {
@@ -442,30 +645,101 @@ class Decomposition {
   std::vector<int> own_counts_, own_offsets_, extended_counts_, extended_offsets_;
 };
 
-// Every rank's part of a command (rank 0's state arguments are the whole grid's).
+// Every rank's part of a command (rank 0's state arguments are the whole grid's), and the rounds
+// that carry the commands.
+//
+// A round is one MPI_Allreduce (MPI_MAX) of three integers: rank 0 puts in its command and its
+// steps, the other ranks the smallest int, and every rank a 1 if it must stop (a signal caught,
+// its stepper failed). In one collective the command reaches every rank and every rank learns
+// whether any rank stops; if one does, no rank executes the command and all leave the run
+// together. After a gather, rank 0 holds one more round (kCheck) before it hands the rows to the
+// frame loop: a rank that failed while fetching its rows says so there, and that frame is never
+// written.
 class Follower {
  public:
   Follower(RankSlab& slab, const Decomposition& decomposition, int rank)
       : slab_(slab), decomposition_(decomposition), rank_(rank) {}
 
-  // Runs commands from rank 0 until kStop.
-  void run() {
+  // One round: returns rank 0's command (the others' `command` is ignored) and sets `stop` when
+  // some rank must stop.
+  Message round(const Message& command, bool& stop) {
+    const bool mine = gs::pending_signal() != 0 || slab_.failed();
+    int sent[3] = {INT_MIN, INT_MIN, mine ? 1 : 0};
+    if (rank_ == 0) {
+      sent[0] = command.command;
+      sent[1] = command.steps;
+    }
+    int received[3] = {0, 0, 0};
+    MPI_Allreduce(sent, received, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    stop = received[2] != 0;
+    if (stop || received[0] == kStop) finished_ = true;
+    return {received[0], received[1]};
+  }
+
+  // The ranks other than 0: commands until rank 0 ends the run (kStop) or a round stops it.
+  // Returns this rank's own reason to stop, if it had one, or a verdict that goes on.
+  Verdict follow(const std::string& program_name) {
     for (;;) {
-      const Message message = receive();
-      if (message.command == kStop) return;
+      bool stop = false;
+      const Message message = round({kStop, 0}, stop);
+      // At kStop rank 0 is done (its output complete, or its own verdict says why not): a signal
+      // that comes now changes nothing, a failure is still reported.
+      if (message.command == kStop) return own_verdict(program_name, false);
+      if (stop) return own_verdict(program_name, true);
       execute(message, nullptr, nullptr, nullptr);
     }
   }
 
-  static Message receive() {
-    Message message{};
-    MPI_Bcast(&message, 2, MPI_INT, 0, MPI_COMM_WORLD);
-    return message;
+  // Rank 0, after a round that stopped the run: why, as an exception for its frame loop.
+  [[noreturn]] void throw_stop() const {
+    gs::throw_if_interrupted("during the run");
+    if (slab_.failed()) throw std::runtime_error(slab_.failure());
+    throw RanksStopped();
   }
+
+  // Rank 0 ends the run: a last round (kStop) releases the others, unless a round already did.
+  void finish() {
+    if (finished_) return;
+    bool stop = false;
+    round({kStop, 0}, stop);
+  }
+  bool finished() const { return finished_; }
+  bool broken() const { return broken_; }
+  const RankSlab& slab() const { return slab_; }
 
   // `whole` (rank 0 only): the state to scatter for kLoad; `v_out`, `state_out` (rank 0 only):
   // where kFetchV and kFetch gather.
   void execute(const Message& message, const gs::State* whole, float* v_out, gs::State* state_out) {
+    try {
+      run_command(message, whole, v_out, state_out);
+    } catch (const std::exception& error) {
+      broken_ = true;
+      throw CollectiveBroken(error.what());
+    }
+  }
+
+  void set_rates(const gs::Rates& rates) { rates_ = rates; }
+
+ private:
+  // This rank's reason to stop (`signals`: a signal counts), as the verdict it brings to the
+  // final agreement.
+  Verdict own_verdict(const std::string& program_name, bool signals) const {
+    const std::string rank = program_name + ": rank " + std::to_string(rank_) + ": ";
+    const std::string ending = "; every rank stopped, no output file was left\n";
+    if (signals && gs::pending_signal() != 0) {
+      try {
+        gs::throw_if_interrupted("during the run");
+      } catch (const gs::Interrupted& error) {
+        return stop_with(gs::kExitSignal + error.signal_number(), rank + error.what() + ending);
+      }
+    }
+    if (slab_.failed())
+      return stop_with(gs::kExitFailure, rank + "error: " + slab_.failure() + ending);
+    return Verdict{};
+  }
+
+  void run_command(const Message& message, const gs::State* whole, float* v_out,
+                   gs::State* state_out) {
     const int cols = decomposition_.cols();
     switch (message.command) {
       case kLoad: {
@@ -505,14 +779,13 @@ class Follower {
         slab_.synchronize();
         MPI_Barrier(MPI_COMM_WORLD);
         break;
+      case kCheck:
+        break;
       default:
         throw std::logic_error("unknown command");
     }
   }
 
-  void set_rates(const gs::Rates& rates) { rates_ = rates; }
-
- private:
   void gather(const std::vector<float>& own, float* whole) {
     MPI_Gatherv(own.data(), static_cast<int>(own.size()), MPI_FLOAT, whole,
                 decomposition_.own_counts().data(), decomposition_.own_offsets().data(), MPI_FLOAT,
@@ -524,36 +797,45 @@ class Follower {
   int rank_;
   gs::Rates rates_;
   std::vector<float> own_u_, own_v_;
+  bool finished_ = false;  // a round stopped the run, or rank 0 sent kStop: no more rounds
+  bool broken_ = false;    // a step of every rank failed here: only MPI_Abort ends the others
 };
 
-// Rank 0's view of the whole run: each call sends the command to every rank and does rank 0's
-// part. It offers no FieldView: the frame loop takes the frames through fetch_v (the gather).
+// Rank 0's view of the whole run: each call is a round that sends the command to every rank,
+// then rank 0's part of it. It offers no FieldView: the frame loop takes the frames through
+// fetch_v (the gather). Throws when a round stops the run: Interrupted (a signal here),
+// RanksStopped (another rank's reason), or rank 0's own failure.
 class DistributedStepper final : public gs::Stepper {
  public:
   explicit DistributedStepper(Follower& leader) : leader_(leader) {}
-  ~DistributedStepper() override { send({kStop, 0}); }
   DistributedStepper(const DistributedStepper&) = delete;
   DistributedStepper& operator=(const DistributedStepper&) = delete;
 
   void load(const gs::State& state, const gs::Rates& rates) override {
     leader_.set_rates(rates);
-    leader_.execute(send({kLoad, 0}), &state, nullptr, nullptr);
+    command({kLoad, 0}, &state, nullptr, nullptr);
   }
-  void advance(int steps) override {
-    leader_.execute(send({kAdvance, steps}), nullptr, nullptr, nullptr);
-  }
+  void advance(int steps) override { command({kAdvance, steps}, nullptr, nullptr, nullptr); }
   void fetch(gs::State& state) override {
-    leader_.execute(send({kFetch, 0}), nullptr, nullptr, &state);
+    command({kFetch, 0}, nullptr, nullptr, &state);
+    command({kCheck, 0}, nullptr, nullptr, nullptr);  // every rank's rows were sound
   }
-  void fetch_v(float* v) override { leader_.execute(send({kFetchV, 0}), nullptr, v, nullptr); }
-  void synchronize() override {
-    leader_.execute(send({kSynchronize, 0}), nullptr, nullptr, nullptr);
+  void fetch_v(float* v) override {
+    command({kFetchV, 0}, nullptr, v, nullptr);
+    command({kCheck, 0}, nullptr, nullptr, nullptr);  // every rank's rows were sound
   }
+  void synchronize() override { command({kSynchronize, 0}, nullptr, nullptr, nullptr); }
 
  private:
-  static Message send(Message message) {
-    MPI_Bcast(&message, 2, MPI_INT, 0, MPI_COMM_WORLD);
-    return message;
+  void command(const Message& message, const gs::State* whole, float* v_out, gs::State* state_out) {
+    if (leader_.finished()) throw RanksStopped();  // no rank listens any more
+    bool stop = false;
+    leader_.round(message, stop);
+    if (stop) leader_.throw_stop();
+    leader_.execute(message, whole, v_out, state_out);
+    // Rank 0's own failure stops the run here, outside every collective: the others are already
+    // waiting in the next round, which finish() makes the last.
+    if (leader_.slab().failed()) throw std::runtime_error(leader_.slab().failure());
   }
   Follower& leader_;
 };
@@ -564,7 +846,8 @@ class DistributedStepper final : public gs::Stepper {
 
 struct Options {
   gs::ProgramOptions program;
-  int halo = 0;  // 0: the steps of a frame
+  int halo = 0;             // given, or the steps of a frame
+  bool halo_given = false;  // --halo was given (0 or less is then refused)
   std::string transport = "auto";
   std::string mode;  // "", "benchmark", "exchange-check"
   bool weak = false;
@@ -573,19 +856,7 @@ struct Options {
   bool list = false;
 };
 
-// Every rank parses the same command line; only rank 0 prints what is wrong.
-int parse(int argc, char** argv, const char* name, int rank, Options& options,
-          const gs::FrameLoop& loop) {
-  if (argc > 1 &&
-      (std::string(argv[1]) == "benchmark" || std::string(argv[1]) == "exchange-check")) {
-    options.mode = argv[1];
-    --argc;
-    ++argv;
-  }
-  CLI::App app{
-      "Gray-Scott School, lesson 08: the grid in slabs of rows over MPI ranks (one GPU "
-      "each), halos exchanged every --halo steps. Run it under mpirun.",
-      name};
+void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   gs::ProgramOptions& p = options.program;
   gs::add_grid_flags(app, p.params);
@@ -601,9 +872,8 @@ int parse(int argc, char** argv, const char* name, int rank, Options& options,
   app.add_option("--impl", options.implementation_name,
                  "the single-device implementation every rank runs (default: the fastest usable)");
   app.add_option("--halo", options.halo,
-                 "rows exchanged with each neighbour = steps between two exchanges (default: the "
-                 "steps of a frame)")
-      ->check(CLI::PositiveNumber);
+                 "rows exchanged with each neighbour = steps between two exchanges, at least 1 "
+                 "(default: the steps of a frame)");
   app.add_option("--transport", options.transport,
                  "halo exchange of GPU ranks: nccl, mpi (staged through host memory) or auto")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
@@ -613,20 +883,81 @@ int parse(int argc, char** argv, const char* name, int rank, Options& options,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
   app.add_option("--csv", options.csv, "benchmark: also append the result to this CSV file");
   if (loop.add_flags) loop.add_flags(app);
+}
+
+// Parses this rank's command line. Stops for --help (the help, on stdout, exit 0) and for what
+// CLI11 refuses (its message); prints nothing itself: the ranks agree first (agree()), then rank
+// 0 prints the verdict that stops.
+Verdict parse(int argc, char** argv, CLI::App& app, Options& options) {
+  if (argc > 1 &&
+      (std::string(argv[1]) == "benchmark" || std::string(argv[1]) == "exchange-check")) {
+    options.mode = argv[1];
+    --argc;
+    ++argv;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (rank == 0) return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
-    return error.get_exit_code() == 0 ? gs::kExitSuccess : gs::kExitUsage;
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = app.exit(error, out, err);
+    if (code == 0) return stop_with(gs::kExitSuccess, out.str(), true);
+    return stop_with(gs::kExitUsage, err.str() + out.str());
   }
-  if (options.halo == 0) options.halo = p.params.steps_per_frame;
-  return -1;  // go on
+  options.halo_given = app.count("--halo") > 0;
+  if (!options.halo_given) options.halo = options.program.params.steps_per_frame;
+  return Verdict{};
 }
 
-// The same verdict on every rank: rank 0 decides, everyone returns it.
-int agree(int code) {
-  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return code;
+// The shortest text that reads back as `value` ("0.054", not "0.0540000014").
+std::string shortest(float value) {
+  char text[32];
+  const std::to_chars_result written = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, written.ptr);
+}
+
+// What must be the same on every rank: every flag of the command line, as this rank parsed it.
+// The course's flags and this program's by their values; any other flag (the frame loop's own,
+// --json, --progress) by the words given, or "(not given)".
+std::vector<Argument> arguments_of(const Options& options, const CLI::App& app) {
+  const gs::Params& p = options.program.params;
+  const auto yes_no = [](bool given) { return std::string(given ? "given" : "not given"); };
+  const std::vector<Argument> known = {
+      {"the mode (run, benchmark or exchange-check)", options.mode.empty() ? "run" : options.mode},
+      {"-r/--nbrow", std::to_string(p.rows)},
+      {"-c/--nbcol", std::to_string(p.cols)},
+      {"-n/--nbimage", std::to_string(p.frames)},
+      {"-e/--nbextrastep", std::to_string(p.steps_per_frame)},
+      {"-o/--output", p.output},
+      {"-k/--killrate", shortest(p.rates.kill)},
+      {"-f/--feedrate", shortest(p.rates.feed)},
+      {"-t/--deltat", shortest(p.rates.dt)},
+      {"-u/--diffusion-u", shortest(p.rates.diffusion_u)},
+      {"-v/--diffusion-v", shortest(p.rates.diffusion_v)},
+      {"--no-output", yes_no(!options.program.write_output)},
+      {"--no-fsync", yes_no(!options.program.fsync)},
+      {"--impl", options.implementation_name.empty() ? "(not given)" : options.implementation_name},
+      {"--halo", std::to_string(options.halo)},
+      {"--transport", options.transport},
+      {"--list", yes_no(options.list)},
+      {"--weak", yes_no(options.weak)},
+      {"--csv", options.csv.empty() ? "(not given)" : options.csv}};
+  std::vector<Argument> arguments = known;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option == app.get_help_ptr()) continue;
+    bool listed = false;
+    for (const Argument& argument : known) {
+      const std::string flag = argument.flag.substr(argument.flag.rfind('/') + 1);
+      if (flag.rfind("--", 0) == 0 && option->check_name(flag)) listed = true;
+    }
+    if (listed) continue;
+    std::string words = option->count() == 0 ? "(not given)" : "";
+    for (const std::string& word : option->results()) words += (words.empty() ? "" : " ") + word;
+    std::string flag = option->get_name(false, true);
+    std::replace(flag.begin(), flag.end(), ',', '/');
+    arguments.push_back({flag, words});
+  }
+  return arguments;
 }
 
 Transport choose_transport(const gs::Implementation& implementation, const std::string& asked) {
@@ -641,14 +972,95 @@ Transport choose_transport(const gs::Implementation& implementation, const std::
   return Transport::staged;
 }
 
+// The implementations a rank can run, as --list shows them.
+std::string implementation_list(const std::vector<gs::Implementation>& all) {
+  std::ostringstream text;
+  text << "implementations every rank can run (--impl), default first (* = usable here):\n";
+  for (const gs::Implementation& impl : all) {
+    text << (gs::usable(impl) ? "  * " : "    ") << impl.name
+         << (impl.device == gs::Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary << "\n";
+  }
+  return text.str();
+}
+
+// What this rank runs, chosen as gs::select_implementation() does but without printing: the
+// verdict says why none.
+const gs::Implementation* choose_implementation(const std::vector<gs::Implementation>& all,
+                                                const std::string& asked,
+                                                const std::string& rank_prefix, Verdict& verdict) {
+  if (!asked.empty()) {
+    const gs::Implementation* chosen = gs::find_implementation(all, asked);
+    if (chosen == nullptr) {
+      verdict = stop_with(gs::kExitUsage, rank_prefix + "error: no implementation named '" + asked +
+                                              "' (see --list)\n");
+    } else if (!gs::usable(*chosen)) {
+      verdict = stop_with(gs::kExitNoGpu, rank_prefix + "error: '" + chosen->name +
+                                              "' needs a GPU: " + gs::gpu_status().reason + "\n");
+      chosen = nullptr;
+    }
+    return chosen;
+  }
+  for (const gs::Implementation& impl : all) {
+    if (gs::usable(impl)) return &impl;
+  }
+  const std::string none = "error: every implementation of this program needs a GPU: ";
+  verdict = stop_with(gs::kExitNoGpu, rank_prefix + none + gs::gpu_status().reason + "\n");
+  return nullptr;
+}
+
+// Everything one rank can refuse before any work, in the order a user fixes it: the parameters,
+// --halo and the slabs, --list, the implementation and the exchange, and on rank 0, which writes
+// the file, the output path and the room for the file (gs::check_output_path(), the check the
+// writer makes again as it opens the file).
+Verdict check_before_the_run(const Options& options, const std::vector<gs::Implementation>& all,
+                             const std::string& name, int rank, int size,
+                             const gs::Implementation*& chosen, Transport& transport) {
+  const gs::Params& params = options.program.params;
+  std::vector<std::string> problems = gs::find_problems(params);
+  if (options.halo_given && options.halo < 1) {
+    problems.push_back("--halo must be at least 1 (got " + std::to_string(options.halo) +
+                       "): it is the rows exchanged with each neighbour and the steps between two "
+                       "exchanges");
+  } else {
+    const int rows = options.mode == "benchmark" && options.weak ? params.rows * size : params.rows;
+    const std::string too_fine = decomposition_problem(rows, size, options.halo);
+    if (!too_fine.empty()) problems.push_back(too_fine);
+  }
+  if (!problems.empty()) {
+    std::string text;
+    for (const std::string& problem : problems) text += name + ": error: " + problem + "\n";
+    return stop_with(gs::kExitUsage, text + "Run with --help for the flags and their defaults.\n");
+  }
+  if (options.list) return stop_with(gs::kExitSuccess, implementation_list(all), true);
+
+  // Only these checks can differ between ranks (a GPU on one node, none on another): their
+  // messages name the rank.
+  const std::string rank_prefix =
+      name + ": " + (size > 1 ? "rank " + std::to_string(rank) + ": " : "");
+  Verdict verdict;
+  chosen = choose_implementation(all, options.implementation_name, rank_prefix, verdict);
+  if (chosen == nullptr) return verdict;
+  try {
+    transport = choose_transport(*chosen, options.transport);
+  } catch (const std::exception& error) {
+    return stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
+  }
+  if (rank == 0 && options.mode.empty() && options.program.write_output) {
+    try {
+      gs::check_output_path(params.output, gs::output_file_bytes(params));
+    } catch (const std::exception& error) {
+      return stop_with(gs::kExitFailure, name + ": error: " + error.what() + "\n");
+    }
+  }
+  return Verdict{};
+}
+
 // exchange-check: every rank fills its own rows with value(row, col) = row + col / 1000 (u; -that
 // for v) and its halos with NaN, exchanges once, and checks that its own rows are untouched and
 // each halo row now holds the neighbour's row of the same global index.
-int exchange_check(const gs::Implementation& implementation, const Options& options, int rank,
-                   int size) {
+int exchange_check(RankSlab& slab, const Options& options, int rank, int size) {
   const gs::Params& params = options.program.params;
-  const HaloPlan plan = plan_of(params.rows, params.cols, size, rank, options.halo);
-  RankSlab slab(implementation, plan, choose_transport(implementation, options.transport));
+  const HaloPlan& plan = slab.plan();
   const int first = slab_of(params.rows, size, rank).begin - plan.top;  // global row of local 0
   const auto value = [](int row, int col) {
     return static_cast<float>(row) + static_cast<float>(col) / 1000.0f;
@@ -662,6 +1074,7 @@ int exchange_check(const gs::Implementation& implementation, const Options& opti
     }
   }
   slab.load(state, params.rates);
+  if (slab.failed()) throw std::runtime_error(slab.failure());  // before the exchange: no one waits
   slab.exchange();
   slab.synchronize();
   gs::State after;
@@ -703,47 +1116,32 @@ double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Param
   stepper.synchronize();
   gs::Stopwatch clock;
   for (int frame = 0; frame < params.frames; ++frame) {
+    gs::throw_if_interrupted("during the benchmark");
     stepper.advance(params.steps_per_frame);
     stepper.synchronize();
   }
   return clock.seconds();
 }
 
-// benchmark: the same frames on one rank's device alone and on all ranks; strong scaling (the
-// grid is shared: efficiency = T1 / (P * TP)) or weak (each rank gets the grid given:
-// efficiency = T1 / TP). Compute only; rank 0 prints the table.
-int benchmark(const gs::Implementation& implementation, const Options& options, int rank, int size,
-              Transport transport) {
+// benchmark, on rank 0 (the other ranks follow `follower`): the same frames on one rank's device
+// alone and on all ranks; strong scaling (the grid is shared: efficiency = T1 / (P * TP)) or weak
+// (each rank gets the grid given: efficiency = T1 / TP). Compute only; prints the table's row.
+int benchmark(const gs::Implementation& implementation, const Options& options, int size,
+              Transport transport, Follower& follower) {
   gs::Params one = options.program.params;  // what the single device computes
   gs::Params all = one;                     // what the ranks compute together
   if (options.weak) all.rows = one.rows * size;
-  const std::string too_fine = decomposition_problem(all.rows, size, options.halo);
-  if (!too_fine.empty()) {
-    if (rank == 0) std::cerr << "benchmark: error: " << too_fine << "\n";
-    return gs::kExitUsage;
-  }
+  std::cerr << "  one device: " << one.rows << " x " << one.cols << " ..." << std::flush;
   double single = 0.0;
-  if (rank == 0) {
-    std::cerr << "  one device: " << one.rows << " x " << one.cols << " ..." << std::flush;
+  {
     auto stepper = implementation.create();
     single = time_frames(*stepper, gs::initial_state(one.rows, one.cols), one);
-    std::cerr << " " << std::fixed << std::setprecision(3) << single << " s\n";
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  const Decomposition decomposition(all.rows, all.cols, size, options.halo);
-  RankSlab slab(implementation, decomposition.plan(rank), transport);
-  Follower follower(slab, decomposition, rank);
-  double together = 0.0;
-  if (rank == 0) {
-    std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << " ..."
-              << std::flush;
-    DistributedStepper stepper(follower);
-    together = time_frames(stepper, gs::initial_state(all.rows, all.cols), all);
-    std::cerr << " " << together << " s\n";
-  } else {
-    follower.run();
-  }
-  if (rank != 0) return gs::kExitSuccess;
+  std::cerr << " " << std::fixed << std::setprecision(3) << single << " s\n";
+  std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << " ..." << std::flush;
+  DistributedStepper stepper(follower);
+  const double together = time_frames(stepper, gs::initial_state(all.rows, all.cols), all);
+  std::cerr << " " << together << " s\n";
   const double efficiency = options.weak ? single / together : single / (size * together);
   const char* kind = options.weak ? "weak" : "strong";
   std::cout << "| " << implementation.name << " | " << kind << " | " << size << " | " << all.rows
@@ -775,65 +1173,100 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
 
 namespace GS_LESSON_NAMESPACE {
 
-int program(int argc, char** argv, const char* name) {
+// The ranks go through the same steps, each ending in a collective, so that whatever one rank
+// concludes, every rank reaches the same next step: (1) the command line, (2) the same arguments
+// on every rank, (3) every check that can refuse, (4) the same implementation, (5) the devices and
+// the slabs, then the run, whose rounds carry every rank's reason to stop, and (6) the final
+// verdict. A refusal or a failure anywhere ends every rank with the same message (printed once,
+// by rank 0) and the same exit code.
+int program(int argc, char** argv, const char* program_name) {
   MpiSession mpi(argc, argv);
   const int rank = mpi.rank();
   const int size = mpi.size();
+  const std::string name = program_name;
+  // Signals are caught on every rank from here on (the first one is noted, a second one ends the
+  // rank at once): a rank that caught one says so at the next round, and all stop together. The
+  // first one already deletes the partial output file: mpirun answers Ctrl-C with SIGTERM to every
+  // rank and SIGKILL a second later, which a rank busy writing a large frame may not outlive.
+  gs::InterruptGuard signals;
+  gs::delete_partial_on_first_signal(true);
+
+  // (1) The command line: a rank whose words do not parse stops every rank.
   const gs::FrameLoop loop = gs::best_frame_loop();
   Options options;
-  const int parsed = parse(argc, argv, name, rank, options, loop);
-  if (parsed >= 0) return parsed;
+  CLI::App app{
+      "Gray-Scott School, lesson 08: the grid in slabs of rows over MPI ranks (one GPU "
+      "each), halos exchanged every --halo steps. Run it under mpirun.",
+      name};
+  add_flags(app, options, loop);
+  Verdict verdict = agree(parse(argc, argv, app, options), rank, size);
+  if (verdict.stop) return conclude(verdict, rank);
 
-  // Every rank checks the same things; rank 0 says what is wrong.
-  const gs::Params& params = options.program.params;
-  std::vector<std::string> problems = gs::find_problems(params);
-  const std::string too_fine = decomposition_problem(params.rows, size, options.halo);
-  if (!too_fine.empty()) problems.push_back(too_fine);
-  if (!problems.empty()) {
-    if (rank == 0) {
-      for (const std::string& problem : problems)
-        std::cerr << name << ": error: " << problem << "\n";
-    }
-    return gs::kExitUsage;
+  // (2) The same arguments on every rank: an MPMD launch (mpirun -np 1 A : -np 1 B) may differ.
+  const std::string differing = differing_arguments(arguments_of(options, app), size);
+  if (!differing.empty()) {
+    const std::string message =
+        ": error: the ranks were given different arguments; every rank must get the same:\n";
+    return conclude(stop_with(gs::kExitUsage, name + message + differing), rank);
   }
+
+  // (3) Everything a rank can refuse before any work.
   static const std::vector<gs::Implementation> all = gs::all_implementations();
-  if (options.list) {
-    if (rank == 0) {
-      std::cout
-          << "implementations every rank can run (--impl), default first (* = usable here):\n";
-      for (const gs::Implementation& impl : all) {
-        std::cout << (gs::usable(impl) ? "  * " : "    ") << impl.name
-                  << (impl.device == gs::Device::gpu ? " [gpu] " : " [cpu] ") << impl.summary
-                  << "\n";
-      }
-    }
-    return gs::kExitSuccess;
-  }
-  int code = gs::kExitSuccess;
-  const gs::Implementation* chosen =
-      gs::select_implementation(all, options.implementation_name, rank == 0 ? name : "", code);
-  if (chosen == nullptr) return code;
+  const gs::Implementation* chosen = nullptr;
+  Transport transport = Transport::host;
+  verdict =
+      agree(check_before_the_run(options, all, name, rank, size, chosen, transport), rank, size);
+  if (verdict.stop) return conclude(verdict, rank);
 
+  // (4) The same implementation on every rank (without --impl each picks the fastest it can run:
+  // a rank without a GPU would pick another).
+  const std::string other_choice = differing_arguments(
+      {{"the implementation (--impl, default: the fastest usable on the rank)", chosen->name}},
+      size);
+  if (!other_choice.empty()) {
+    const std::string message =
+        ": error: the ranks would run different implementations; choose one with --impl:\n";
+    return conclude(stop_with(gs::kExitUsage, name + message + other_choice), rank);
+  }
+
+  // (5) Each rank's device and slab (its stepper, its memory), then the ranks' connection.
   // NVLink multicast stays off: point-to-point transfers do not need it, and on shared machines
   // a program that uses it can disturb others (the variable is honoured if set otherwise).
   setenv("NCCL_NVLS_ENABLE", "0", 0);
+  const gs::Params& params = options.program.params;
+  const int rows = options.mode == "benchmark" && options.weak ? params.rows * size : params.rows;
+  const Decomposition decomposition(rows, params.cols, size, options.halo);
+  const std::string rank_prefix = name + ": rank " + std::to_string(rank) + ": ";
+  std::unique_ptr<RankSlab> slab;
   std::string where = "CPU";
-  if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
+  Verdict device;
+  try {
+    if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
+    slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport);
+  } catch (const std::invalid_argument& error) {
+    device = stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
+  } catch (const std::bad_alloc&) {
+    device = stop_with(gs::kExitFailure, rank_prefix + "error: out of memory for its slab of " +
+                                             std::to_string(rows / size) + " x " +
+                                             std::to_string(params.cols) + " cells\n");
+  } catch (const std::exception& error) {
+    device = stop_with(gs::kExitFailure, rank_prefix + "error: " + error.what() + "\n");
+  }
+  verdict = agree(device, rank, size);
+  if (verdict.stop) return conclude(verdict, rank);
+  try {
+    slab->connect();  // a collective of its own: a rank failing in it cannot be waited for
+  } catch (const std::exception& error) {
+    abort_every_rank(rank_prefix + "error: " + error.what() + "\n");
+  }
+
   char host[256] = {};
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
   print_in_rank_order("rank " + std::to_string(rank) + " of " + std::to_string(size) + " on " +
                           std::string(host, static_cast<std::size_t>(host_length)) + ": " + where,
                       rank, size);
-  Transport transport = Transport::host;
-  try {
-    transport = choose_transport(*chosen, options.transport);
-  } catch (const std::exception& error) {
-    if (rank == 0) std::cerr << name << ": error: " << error.what() << "\n";
-    return gs::kExitUsage;
-  }
   if (rank == 0) {
-    const int rows = options.mode == "benchmark" && options.weak ? params.rows * size : params.rows;
     std::cerr << "slabs of " << rows / size << "-" << (rows + size - 1) / size << " rows, halo "
               << options.halo << " rows (one exchange every " << options.halo << " steps), "
               << chosen->name << " on every rank, exchange: " << name_of(transport) << "; "
@@ -841,52 +1274,69 @@ int program(int argc, char** argv, const char* name) {
   }
 
   if (options.mode == "exchange-check") {
-    return agree(exchange_check(*chosen, options, rank, size));
-  }
-  if (options.mode == "benchmark") {
-    if (rank == 0) {
-      std::cout << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
-                   "all ranks s | efficiency |\n|---|---|---:|---|---:|---|---:|---:|---:|\n";
-    }
     try {
-      return agree(benchmark(*chosen, options, rank, size, transport));
+      return exchange_check(*slab, options, rank, size);
     } catch (const std::exception& error) {
-      std::cerr << name << ": rank " << rank << ": error: " << error.what() << "\n";
-      MPI_Abort(MPI_COMM_WORLD, gs::kExitFailure);
-      return gs::kExitFailure;
+      abort_every_rank(rank_prefix + "exchange-check: error: " + error.what() + "\n");
     }
   }
 
-  const Decomposition decomposition(params.rows, params.cols, size, options.halo);
-  try {
-    RankSlab slab(*chosen, decomposition.plan(rank), transport);
-    Follower follower(slab, decomposition, rank);
-    if (rank != 0) {
-      follower.run();
-      return agree(gs::kExitSuccess);
-    }
-    gs::Implementation distributed = *chosen;
-    distributed.name = "l08-slabs(" + chosen->name + ")x" + std::to_string(size);
-    distributed.create = [&follower] { return std::make_unique<DistributedStepper>(follower); };
-    int status = gs::kExitSuccess;
+  // The run (or the benchmark): rank 0 leads, the others follow its commands.
+  Follower follower(*slab, decomposition, rank);
+  if (rank != 0) {
     try {
+      verdict = follower.follow(name);
+    } catch (const std::exception& error) {
+      abort_every_rank(rank_prefix + "error: " + error.what() +
+                       " (in a step every rank takes together: ending every rank)\n");
+    }
+    return conclude(agree(verdict, rank, size), rank);  // (6)
+  }
+  Verdict mine;
+  try {
+    if (options.mode == "benchmark") {
+      std::cout << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
+                   "all ranks s | efficiency |\n|---|---|---:|---|---:|---|---:|---:|---:|\n";
+      const int code = benchmark(*chosen, options, size, transport, follower);
+      if (code != gs::kExitSuccess) mine = stop_with(code, "");  // benchmark() said why
+    } else {
+      gs::Implementation distributed = *chosen;
+      distributed.name = "l08-slabs(" + chosen->name + ")x" + std::to_string(size);
+      distributed.create = [&follower] { return std::make_unique<DistributedStepper>(follower); };
       const gs::RunResult result = loop.run(distributed, options.program);
       std::ostream& report = options.program.json ? std::cerr : std::cout;
       gs::print_report(report, result);
       if (options.program.json) gs::print_json(std::cout, result);
-    } catch (const gs::Interrupted& error) {
-      std::cerr << "\n" << name << ": " << error.what() << "; no output file was left\n";
-      status = gs::kExitSignal + error.signal_number();
-    } catch (const std::exception& error) {
-      std::cerr << "\n" << name << ": error: " << error.what() << "\n";
-      status = gs::kExitFailure;
     }
-    return agree(status);
+    std::cout.flush();
+    if (!std::cout && !mine.stop) {
+      mine = stop_with(gs::kExitFailure, name + ": error: cannot write to standard output\n");
+    }
+  } catch (const RanksStopped&) {
+    // Another rank stopped the run: its verdict says why. The frame loop, unwinding, deleted the
+    // partial file.
+  } catch (const gs::Interrupted& error) {
+    mine = stop_with(gs::kExitSignal + error.signal_number(),
+                     "\n" + name + ": " + error.what() + "; no output file was left\n");
+  } catch (const std::bad_alloc&) {
+    mine = stop_with(gs::kExitFailure, "\n" + name + ": error: out of memory for a " +
+                                           std::to_string(params.rows) + " x " +
+                                           std::to_string(params.cols) + " grid\n");
   } catch (const std::exception& error) {
-    std::cerr << name << ": rank " << rank << ": error: " << error.what() << "\n";
-    MPI_Abort(MPI_COMM_WORLD, gs::kExitFailure);
-    return gs::kExitFailure;
+    const int signal_number = gs::pending_signal();
+    if (signal_number != 0) {
+      // The failure came while the run was stopping for a signal (the partial file deleted under
+      // the writer, for instance): the signal is the reason.
+      mine = stop_with(gs::kExitSignal + signal_number,
+                       "\n" + name + ": interrupted by " + strsignal(signal_number) + " (signal " +
+                           std::to_string(signal_number) + "); no output file was left\n");
+    } else {
+      mine = stop_with(gs::kExitFailure, "\n" + name + ": error: " + error.what() + "\n");
+    }
   }
+  if (follower.broken()) abort_every_rank(mine.text);
+  follower.finish();
+  return conclude(agree(mine, rank, size), rank);  // (6)
 }
 
 }  // namespace GS_LESSON_NAMESPACE

@@ -57,6 +57,13 @@ void set_partial_output(const std::string& path);
 ///        last remembered.
 std::string partial_output();
 
+/// @brief With @p enabled, the first signal already deletes the file named by set_partial_output()
+///        (from the handler), not only the run's stop at its next check: for a program whose
+///        launcher follows its signal with SIGKILL before the run may reach that check (Open MPI's
+///        mpirun sends SIGTERM, then SIGKILL a second later), so that the kill leaves no partial
+///        file. The run still stops at its next check and reports the signal. Off by default.
+void delete_partial_on_first_signal(bool enabled);
+
 /// @brief Advances a stepper by the steps of one frame in batches, checking for a signal between
 ///        batches, so that a large `-e` still stops within a fraction of a second. A frame of at
 ///        most 64 steps (and any frame once frames are known to be quick) is advanced in one call,
