@@ -30,7 +30,7 @@ GS_HOST_DEVICE inline MemberRates member_rates(const SharedRates& shared,
 // The CPU path: calls advance_member(m) once for every member m = 0 .. members - 1. Members are
 // independent, so OpenMP may hand them to its threads in any order; each member is advanced by
 // one thread from its first step to its last, so its result does not depend on the thread count.
-// schedule(dynamic, 1): a member is thousands of cell-updates, so handing them out one at a time
+// schedule(dynamic, 1): a member is millions of cell-updates, so handing them out one at a time
 // costs nothing, and a thread that finishes early takes the next one instead of waiting.
 template <typename AdvanceMember>
 inline void for_each_member(int members, const AdvanceMember& advance_member) {
@@ -92,7 +92,9 @@ __global__ void __launch_bounds__(kMaxResidentThreads)
       below_segment =
           row_sums(su, sv, first_row + kRowsPerThread, rows, cols, col, has_left, has_right);
     }
-#pragma unroll 1  // one pass after the other: no loads of a later pass hoisted above a barrier
+    // One pass after the other, as a loop: fully unrolled (#pragma unroll), the passes' values
+    // stay live together and the kernel spills at 16 and 32 rows per thread (-Xptxas -v).
+#pragma unroll 1
     for (int pass = 0; pass < kPasses; ++pass) {
       const int pass_row = first_row + pass * kRowsPerPass;
       float u_new[kRowsPerPass];
