@@ -210,7 +210,10 @@ TEST(Benchmark, AMarkdownOrCsvFileThatCannotBeWrittenFails) {
     const Outcome full =
         run("sh -c 'ulimit -f 0; exec " + benchmark + " " + flag + " " + dir + "/out'");
     EXPECT_EQ(full.exit_code, 1) << flag << ": " << full.output;
-    EXPECT_NE(full.output.find("cannot write"), std::string::npos) << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("writing " + flag + " '"), std::string::npos)
+        << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("File too large"), std::string::npos) << flag << ": " << full.output;
+    EXPECT_FALSE(fs::exists(dir + "/out")) << flag << ": nothing incomplete under the final name";
   }
   const Outcome fine = run(benchmark + " --markdown " + dir + "/table.md --csv " + dir + "/t.csv");
   EXPECT_EQ(fine.exit_code, 0) << fine.output;

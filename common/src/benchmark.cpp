@@ -13,13 +13,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
 #include "gs/gpu.hpp"
+#include "gs/hdf5_io.hpp"
+#include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
@@ -73,24 +75,48 @@ Row measure(const Implementation& impl, const Params& params, double budget_seco
   return row;
 }
 
-// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share.
+// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share, appended
+// to `path` (through the output mechanism: the old file stays whole if this fails).
 void append_csv(const std::string& path, const std::vector<Row>& rows, const Params& params,
                 const std::string& date, const std::string& commit) {
-  std::ofstream file = gs::open_measurement_csv(path);
+  std::ostringstream lines;
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
     std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
     std::replace(device_name.begin(), device_name.end(), ',', ' ');
-    file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
-         << std::setprecision(6) << seconds << ","
-         << static_cast<double>(params.cells()) * row.steps_per_second() << "," << row.steps_timed
-         << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << "," << device_name
-         << "," << date << "," << commit << "\n";
+    lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
+          << std::setprecision(6) << seconds << ","
+          << static_cast<double>(params.cells()) * row.steps_per_second() << "," << row.steps_timed
+          << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << ","
+          << device_name << "," << date << "," << commit << "\n";
   }
-  file.flush();
-  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+  append_measurement_rows(path, lines.str(), "--csv");
+}
+
+// Writes the files --markdown and --csv asked for; each failure is reported, and makes the
+// run fail.
+int write_reports(const std::string& program_name, const std::string& markdown_path,
+                  const std::string& markdown, const std::function<void()>& append_csv_rows) {
+  int status = kExitSuccess;
+  if (!markdown_path.empty()) {
+    try {
+      write_output_file(markdown_path, "--markdown", markdown);
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      status = kExitFailure;
+    }
+  }
+  if (append_csv_rows) {
+    try {
+      append_csv_rows();
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      status = kExitFailure;
+    }
+  }
+  return status;
 }
 
 // Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, with
@@ -134,6 +160,11 @@ double raw_write_seconds(const std::string& directory, std::int64_t bytes, std::
   return seconds;
 }
 
+// The file each run of the end-to-end mode writes in `directory` (deleted after the run).
+std::string end_to_end_output(const std::string& directory) {
+  return (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
+}
+
 struct EndToEndRow {
   const Implementation* implementation = nullptr;
   RunResult result;
@@ -155,8 +186,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
     row.implementation = impl;
     ProgramOptions options;
     options.params = params;
-    options.params.output =
-        (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
+    options.params.output = end_to_end_output(directory);
     options.fsync = flush;
     try {
       std::cerr << "  raw write of " << si(static_cast<double>(params.output_bytes()), "B")
@@ -197,38 +227,28 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
            "bytes (write(2) of one frame at a time"
         << (flush ? ", then fsync" : "") << ").\n";
   std::cout << table.str() << std::flush;
-  int status = kExitSuccess;
-  if (!markdown_path.empty()) {
-    std::ofstream file(markdown_path);
-    file << header << table.str();
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << markdown_path << "'\n";
-      status = kExitFailure;
-    }
-  }
+  std::function<void()> append_csv_rows;
   if (!csv_path.empty()) {
-    std::ofstream file = gs::open_measurement_csv(csv_path);
-    const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
-    for (const EndToEndRow& row : rows) {
-      const Implementation& impl = *row.implementation;
-      const bool gpu = impl.device == Device::gpu;
-      std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
-      std::replace(device_name.begin(), device_name.end(), ',', ' ');
-      file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind << ","
-           << std::setprecision(6) << row.result.seconds << ","
-           << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
-           << device_name << "," << date << "," << commit << "\n";
-      file << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
-           << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
-           << "," << commit << "\n";
-    }
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << csv_path << "'\n";
-      status = kExitFailure;
-    }
+    append_csv_rows = [&] {
+      std::ostringstream lines;
+      const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
+      for (const EndToEndRow& row : rows) {
+        const Implementation& impl = *row.implementation;
+        const bool gpu = impl.device == Device::gpu;
+        std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
+        std::replace(device_name.begin(), device_name.end(), ',', ' ');
+        lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind
+              << "," << std::setprecision(6) << row.result.seconds << ","
+              << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
+              << device_name << "," << date << "," << commit << "\n";
+        lines << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
+              << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
+              << "," << commit << "\n";
+      }
+      append_measurement_rows(csv_path, lines.str(), "--csv");
+    };
   }
+  int status = write_reports(program_name, markdown_path, header + table.str(), append_csv_rows);
   if (!std::cout) status = kExitFailure;
   return status;
 }
@@ -315,6 +335,21 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     return refused_for_gpu > 0 ? kExitNoGpu : kExitUsage;
   }
 
+  // Every file the run writes is checked before anything is measured: a FIFO, a directory, a
+  // missing directory, two flags naming one file, the room (output_file.hpp).
+  std::vector<PlannedOutput> outputs;
+  if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
+  if (!csv_path.empty()) outputs.push_back({csv_path, "--csv", measurement_file_bytes(csv_path)});
+  if (!end_to_end.empty()) {
+    outputs.push_back({end_to_end_output(end_to_end), "--end-to-end", output_file_bytes(params)});
+  }
+  try {
+    check_outputs(outputs);
+  } catch (const std::exception& error) {
+    std::cerr << program_name << ": error: " << error.what() << "\n";
+    return kExitFailure;
+  }
+
   const std::string date = gs::today_utc();
   std::ostringstream header;
   header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", " << params.frames
@@ -393,24 +428,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
         << " s) and extrapolated to the full run.\n";
   std::cout << table.str() << std::flush;
 
-  int status = kExitSuccess;
-  if (!markdown_path.empty()) {
-    std::ofstream file(markdown_path);
-    file << header.str() << table.str();
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << markdown_path << "'\n";
-      status = kExitFailure;
-    }
-  }
+  std::function<void()> append_csv_rows;
   if (!csv_path.empty()) {
-    try {
-      append_csv(csv_path, rows, params, date, commit);
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      status = kExitFailure;
-    }
+    append_csv_rows = [&] { append_csv(csv_path, rows, params, date, commit); };
   }
+  int status =
+      write_reports(program_name, markdown_path, header.str() + table.str(), append_csv_rows);
   if (!std::cout) {
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;

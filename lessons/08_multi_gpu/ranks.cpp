@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -46,6 +45,7 @@
 
 #include "gs/gpu.hpp"
 #include "gs/lesson.hpp"
+#include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
@@ -722,6 +722,17 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
     if (rank == 0) std::cerr << "benchmark: error: " << too_fine << "\n";
     return gs::kExitUsage;
   }
+  // The CSV rank 0 appends to is checked before any work; every rank learns the verdict.
+  int refused = gs::kExitSuccess;
+  if (rank == 0 && !options.csv.empty()) {
+    try {
+      gs::check_outputs({{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096)}});
+    } catch (const gs::OutputError& error) {
+      std::cerr << "benchmark: error: " << error.what() << "\n";
+      refused = gs::kExitFailure;
+    }
+  }
+  if (agree(refused) != gs::kExitSuccess) return gs::kExitFailure;
   double single = 0.0;
   if (rank == 0) {
     std::cerr << "  one device: " << one.rows << " x " << one.cols << " ..." << std::flush;
@@ -751,20 +762,21 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
             << std::fixed << std::setprecision(4) << single << " | " << together << " | "
             << std::setprecision(1) << 100.0 * efficiency << " % |\n";
   if (!options.csv.empty()) {
-    const bool fresh = !std::ifstream(options.csv).good();
-    std::ofstream file(options.csv, std::ios::app);
-    if (fresh) {
-      file << "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,"
-              "one_device_s,all_ranks_s,efficiency\n";
-    }
-    file << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
-         << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
-         << (transport == Transport::nccl     ? "nccl"
-             : transport == Transport::staged ? "staged"
-                                              : "host")
-         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
-    if (!file) {
-      std::cerr << "benchmark: error: cannot write '" << options.csv << "'\n";
+    // Appended through common/'s output mechanism: the old file stays whole if this fails.
+    std::ostringstream row;
+    row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
+        << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
+        << (transport == Transport::nccl     ? "nccl"
+            : transport == Transport::staged ? "staged"
+                                             : "host")
+        << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
+    try {
+      gs::append_to_output_file(options.csv, "--csv",
+                                "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
+                                "halo,exchange,one_device_s,all_ranks_s,efficiency\n",
+                                row.str());
+    } catch (const gs::OutputError& error) {
+      std::cerr << "benchmark: error: " << error.what() << "\n";
       return gs::kExitFailure;
     }
   }
