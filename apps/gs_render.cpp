@@ -117,11 +117,9 @@ int render(const Options& options) {
     for (const fs::path& directory : made_directories) fs::remove(directory, ignored);  // if empty
     throw;
   }
-  gs::OutputOptions png_options;
-  png_options.flag = "-d";
-  png_options.warnings = nullptr;  // check_outputs() warned
-  gs::OutputOptions gif_options = png_options;
-  gif_options.flag = "--gif";
+  // check_outputs() warned about temporary files left by killed runs: the writers need not.
+  const gs::OutputOptions png_options("-d", nullptr);
+  const gs::OutputOptions gif_options("--gif", nullptr);
 
   // Ctrl-C stops between two frames (the pictures in progress are deleted, the previous ones
   // kept); a second one at once.

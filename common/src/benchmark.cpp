@@ -92,7 +92,7 @@ void append_csv(const std::string& path, const std::vector<Row>& rows, const Par
           << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << ","
           << device_name << "," << date << "," << commit << "\n";
   }
-  append_measurement_rows(path, lines.str(), "--csv");
+  append_measurement_rows(path, lines.str(), OutputOptions("--csv", nullptr));
 }
 
 // Writes the files --markdown and --csv asked for; each failure is reported, and makes the
@@ -102,7 +102,7 @@ int write_reports(const std::string& program_name, const std::string& markdown_p
   int status = kExitSuccess;
   if (!markdown_path.empty()) {
     try {
-      write_output_file(markdown_path, "--markdown", markdown);
+      write_output_file(markdown_path, markdown, OutputOptions("--markdown", nullptr));
     } catch (const std::exception& error) {
       std::cerr << program_name << ": error: " << error.what() << "\n";
       status = kExitFailure;
@@ -245,7 +245,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
               << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
               << "," << commit << "\n";
       }
-      append_measurement_rows(csv_path, lines.str(), "--csv");
+      append_measurement_rows(csv_path, lines.str(), OutputOptions("--csv", nullptr));
     };
   }
   int status = write_reports(program_name, markdown_path, header + table.str(), append_csv_rows);

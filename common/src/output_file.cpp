@@ -101,13 +101,11 @@ void check_room(const OutputTarget& target, std::int64_t bytes, const std::strin
   const fs::path directory = directory_of(target.path);
   const long double free_bytes = free_bytes_in(directory);
   if (free_bytes >= 0.0L && free_bytes < static_cast<long double>(bytes)) {
-    throw OutputError("not enough space for " + named(target.flag, target.given) +
-                      ": the run writes " + si(static_cast<double>(bytes), "B") + ", " +
-                      si(static_cast<double>(free_bytes), "B") + " free in " +
-                      in_quotes(directory.string()) + " (" +
-                      (hint.empty() ? "free some, or give " + target.flag + " another place"
-                                    : hint) +
-                      ")");
+    throw OutputError(
+        "not enough space for " + named(target.flag, target.given) + ": the run writes " +
+        si(static_cast<double>(bytes), "B") + ", " + si(static_cast<double>(free_bytes), "B") +
+        " free in " + in_quotes(directory.string()) + " (" +
+        (hint.empty() ? "free some, or give " + target.flag + " another place" : hint) + ")");
   }
 }
 
@@ -656,25 +654,21 @@ void OutputFile::commit(bool flush_to_disk) {
 // ---------------------------------------------------------------------------------------------
 // Whole files and appends
 
-void write_output_file(const std::string& path, const std::string& flag,
-                       const std::string& content, bool flush_to_disk, std::ostream* warnings) {
-  OutputOptions options;
-  options.flag = flag;
-  options.bytes = static_cast<std::int64_t>(content.size());
-  options.warnings = warnings;
-  OutputFile file(path, options);
+void write_output_file(const std::string& path, const std::string& content,
+                       const OutputOptions& options, bool flush_to_disk) {
+  OutputOptions sized = options;
+  sized.bytes = static_cast<std::int64_t>(content.size());
+  OutputFile file(path, sized);
   file.write(content);
   file.commit(flush_to_disk);
 }
 
-void append_to_output_file(const std::string& path, const std::string& flag,
-                           const std::string& header, const std::string& rows, bool flush_to_disk,
-                           std::ostream* warnings) {
-  OutputOptions options;
-  options.flag = flag;
-  options.bytes = appended_file_bytes(path, static_cast<std::int64_t>(header.size() + rows.size()));
-  options.warnings = warnings;
-  OutputFile file(path, options);
+void append_to_output_file(const std::string& path, const std::string& header,
+                           const std::string& rows, const OutputOptions& options,
+                           bool flush_to_disk) {
+  OutputOptions sized = options;
+  sized.bytes = appended_file_bytes(path, static_cast<std::int64_t>(header.size() + rows.size()));
+  OutputFile file(path, sized);
   const std::int64_t previous = file.copy_previous_content();
   if (previous == 0) file.write(header);
   file.write(rows);

@@ -9,8 +9,6 @@
 #include <ostream>
 #include <sstream>
 
-#include "gs/output_file.hpp"
-
 namespace gs {
 
 double RunResult::cell_updates_per_second() const {
@@ -87,8 +85,8 @@ void print_report(std::ostream& out, const RunResult& result) {
 }
 
 void append_measurement_rows(const std::string& path, const std::string& rows,
-                             const std::string& flag) {
-  append_to_output_file(path, flag, std::string(kMeasurementColumns) + "\n", rows);
+                             const OutputOptions& options) {
+  append_to_output_file(path, std::string(kMeasurementColumns) + "\n", rows, options);
 }
 
 std::int64_t measurement_file_bytes(const std::string& path) {

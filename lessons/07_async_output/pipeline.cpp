@@ -213,10 +213,9 @@ class Pipeline {
     if (!settings_.timeline.empty()) outputs.push_back({settings_.timeline, "--timeline", 0});
     gs::check_outputs(outputs);
     if (options_.write_output) {
-      gs::FrameWriterOptions writer_options;
-      writer_options.warnings = nullptr;  // check_outputs() warned
+      // check_outputs() warned about temporary files left by killed runs: the writer need not.
       writer_ = std::make_unique<gs::FrameWriter>(params_.output, params_, implementation_.name,
-                                                  writer_options);
+                                                  gs::FrameWriterOptions("-o", nullptr));
     }
     stepper_ = implementation_.create();
     stepper_->load(gs::initial_state(params_.rows, params_.cols), params_.rates);
@@ -489,7 +488,8 @@ class Pipeline {
       text << interval.lane << "," << interval.frame << "," << interval.start << "," << interval.end
            << "\n";
     }
-    gs::write_output_file(settings_.timeline, "--timeline", text.str(), options_.fsync, nullptr);
+    gs::write_output_file(settings_.timeline, text.str(), gs::OutputOptions("--timeline", nullptr),
+                          options_.fsync);
   }
 
   const gs::Implementation& implementation_;

@@ -771,10 +771,10 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
                                              : "host")
         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
     try {
-      gs::append_to_output_file(options.csv, "--csv",
+      gs::append_to_output_file(options.csv,
                                 "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
                                 "halo,exchange,one_device_s,all_ranks_s,efficiency\n",
-                                row.str());
+                                row.str(), gs::OutputOptions("--csv", nullptr));
     } catch (const gs::OutputError& error) {
       std::cerr << "benchmark: error: " << error.what() << "\n";
       return gs::kExitFailure;

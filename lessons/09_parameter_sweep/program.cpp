@@ -525,15 +525,9 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     float vmax = o.vmax;
     if (std::isnan(vmax)) vmax = std::max(kDeadBelow, *std::max_element(v.begin(), v.end()));
     gs::throw_if_interrupted("before the output was written");
-    const auto options_for = [](const char* flag) {
-      gs::OutputOptions options;
-      options.flag = flag;
-      options.warnings = nullptr;  // check_outputs() warned before the work
-      return options;
-    };
     std::unique_ptr<gs::DatasetWriter> writer;
     if (o.write_hdf5) {
-      writer = std::make_unique<gs::DatasetWriter>(o.output, options_for("-o"));
+      writer = std::make_unique<gs::DatasetWriter>(o.output, gs::OutputOptions("-o", nullptr));
       const std::int64_t b = batch;
       writer->write("v", {b, c.rows, c.cols}, v.data(),
                     "v of every member after the last step, [member][row][col]");
@@ -583,7 +577,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     if (o.write_png) {
       layout.vmax = vmax;
       image = draw_mosaic(v.data(), c.rows, c.cols, layout);
-      png = std::make_unique<gs::OutputFile>(o.png, options_for("--png"));
+      png = std::make_unique<gs::OutputFile>(o.png, gs::OutputOptions("--png", nullptr));
       gs::write_rgb_png(*png, image.width, image.height, [&image](int y, unsigned char* rgb) {
         const std::size_t row_bytes = static_cast<std::size_t>(image.width) * 3;
         std::copy_n(image.rgb.data() + static_cast<std::size_t>(y) * row_bytes, row_bytes, rgb);
@@ -904,7 +898,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     int status = gs::kExitSuccess;
     if (!markdown_path.empty()) {
       try {
-        gs::write_output_file(markdown_path, "--markdown", table.str(), true, nullptr);
+        gs::write_output_file(markdown_path, table.str(), gs::OutputOptions("--markdown", nullptr));
       } catch (const gs::OutputError& error) {
         std::cerr << name << ": error: " << error.what() << "\n";
         status = gs::kExitFailure;
@@ -922,7 +916,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
               << GS_GIT_COMMIT << "\n";
       }
       try {
-        gs::append_measurement_rows(csv_path, lines.str(), "--csv");
+        gs::append_measurement_rows(csv_path, lines.str(), gs::OutputOptions("--csv", nullptr));
       } catch (const gs::OutputError& error) {
         std::cerr << name << ": error: " << error.what() << "\n";
         status = gs::kExitFailure;

@@ -70,7 +70,7 @@ class FrameWriter {
   /// @throws OutputError when the frame is larger than kMaxFrameBytes, the output path is
   ///         refused, or the file cannot be created.
   FrameWriter(const std::string& path, const Params& params, const std::string& implementation,
-              FrameWriterOptions options = {});
+              FrameWriterOptions options = FrameWriterOptions());
   /// @brief Closes and deletes the temporary file unless commit() succeeded.
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;             ///< Owns HDF5 handles: not copyable.
@@ -167,7 +167,7 @@ class DatasetWriter {
  public:
   /// @brief Checks @p path (options.flag names it in messages, options.bytes is the room it
   ///        needs) and has HDF5 create the temporary file beside it. Throws OutputError.
-  explicit DatasetWriter(const std::string& path, OutputOptions options = {});
+  explicit DatasetWriter(const std::string& path, OutputOptions options = OutputOptions());
   /// @brief Closes and deletes the temporary file unless commit() succeeded.
   ~DatasetWriter();
   DatasetWriter(const DatasetWriter&) = delete;             ///< Owns an HDF5 file: not copyable.

@@ -29,6 +29,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gs {
@@ -61,8 +62,7 @@ OutputTarget resolve_output(const std::string& path, const std::string& flag = "
 ///        file, a symbolic link to one, or a new name in an existing, writable directory; its
 ///        name fits kMaxFileNameBytes; the file system has the room.
 /// @throws OutputError with a message that names @p flag, the path and the problem.
-void check_output_path(const std::string& path, std::int64_t bytes,
-                       const std::string& flag = "-o");
+void check_output_path(const std::string& path, std::int64_t bytes, const std::string& flag = "-o");
 
 /// @brief One file a run is going to write, declared before any work.
 struct PlannedOutput {
@@ -97,8 +97,12 @@ void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial
 
 /// @brief How an OutputFile is made; the defaults are what programs use.
 struct OutputOptions {
+  /// @brief Options for the file named by @p file_flag, warnings about stale temporary files
+  ///        going to @p warnings_to.
+  explicit OutputOptions(std::string file_flag = "-o", std::ostream* warnings_to = &std::cerr)
+      : flag(std::move(file_flag)), warnings(warnings_to) {}
   /// @brief The flag that names the file, in every message ("-o", "--png", "--csv", ...).
-  std::string flag = "-o";
+  std::string flag;
   /// @brief Room the file needs, checked when it is created (0: only that the disk is not full).
   std::int64_t bytes = 0;
   /// @brief What the "not enough space" message suggests (default: another place for the flag).
@@ -112,7 +116,7 @@ struct OutputOptions {
   std::function<void(const std::string& step)> on_commit_step;
   /// @brief Where the warning about stale temporary files goes (nullptr: nowhere, e.g. when
   ///        check_outputs() warned already).
-  std::ostream* warnings = &std::cerr;
+  std::ostream* warnings;
 };
 
 /// @brief One output file being written: a temporary file beside the target until commit(),
@@ -133,7 +137,7 @@ class OutputFile {
   ///        temporary files, creates the temporary file with @p create and gives it the
   ///        permission bits (and, where allowed, the owner) of the file it replaces.
   /// @throws OutputError naming options.flag and the path.
-  explicit OutputFile(const std::string& path, OutputOptions options = {},
+  explicit OutputFile(const std::string& path, OutputOptions options = OutputOptions(),
                       const Create& create = create_plain);
   /// @brief Deletes the temporary file unless commit() succeeded.
   ~OutputFile();
@@ -203,18 +207,18 @@ class OutputFile {
   bool committed_ = false;
 };
 
-/// @brief Writes @p content as the whole file @p path through an OutputFile (named by @p flag in
-///        messages), flushed to the disk unless @p flush_to_disk is false.
-void write_output_file(const std::string& path, const std::string& flag,
-                       const std::string& content, bool flush_to_disk = true,
-                       std::ostream* warnings = &std::cerr);
+/// @brief Writes @p content as the whole file @p path through an OutputFile made with @p options
+///        (its flag names the file in messages), flushed to the disk unless @p flush_to_disk is
+///        false.
+void write_output_file(const std::string& path, const std::string& content,
+                       const OutputOptions& options, bool flush_to_disk = true);
 
 /// @brief Appends @p rows to @p path: a new file holds the old content, then @p header when the
 ///        old file was missing or empty, then @p rows, and replaces the old one only once
 ///        complete (the old file stays whole on any failure).
-void append_to_output_file(const std::string& path, const std::string& flag,
-                           const std::string& header, const std::string& rows,
-                           bool flush_to_disk = true, std::ostream* warnings = &std::cerr);
+void append_to_output_file(const std::string& path, const std::string& header,
+                           const std::string& rows, const OutputOptions& options,
+                           bool flush_to_disk = true);
 
 /// @brief Bytes an append to @p path of about @p new_bytes more needs: the current size of the
 ///        file (it is copied) plus @p new_bytes. For check_outputs().

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "gs/output_file.hpp"
 #include "gs/params.hpp"
 
 namespace gs {
@@ -59,10 +60,10 @@ inline constexpr const char* kMeasurementColumns =
 
 /// @brief Appends @p rows (lines of kMeasurementColumns) to the measurement file @p path, after
 ///        the header line when the file is new or empty, through gs::OutputFile
-///        (append_to_output_file(): the old file stays whole on any failure). @p flag names the
-///        file in messages. Throws OutputError.
+///        (append_to_output_file(): the old file stays whole on any failure). @p options' flag
+///        names the file in messages. Throws OutputError.
 void append_measurement_rows(const std::string& path, const std::string& rows,
-                             const std::string& flag = "--csv");
+                             const OutputOptions& options = OutputOptions("--csv"));
 
 /// @brief Room a measurement file needs beside the current one before rows are appended (its
 ///        current size, copied, and a generous allowance for the rows): for check_outputs().
