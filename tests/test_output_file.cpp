@@ -267,8 +267,10 @@ TEST_P(EveryWriter, AFifoOrADirectoryIsRefusedWithoutHanging) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0) << std::strerror(errno);
   fs::create_directories(dir + "/directory");
   fs::create_symlink("fifo", dir + "/link_to_fifo");
-  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{
-           {fifo, "a FIFO"}, {dir + "/link_to_fifo", "a FIFO"}, {dir + "/directory", "directory"}}) {
+  for (const auto& [path, kind] :
+       std::vector<std::pair<std::string, std::string>>{{fifo, "a FIFO"},
+                                                        {dir + "/link_to_fifo", "a FIFO"},
+                                                        {dir + "/directory", "directory"}}) {
     // In a child: were the FIFO opened for writing, the open would wait for a reader forever.
     const std::string message_file = dir + "/message";
     const int code = in_child([&, path = path] {
@@ -383,8 +385,8 @@ TEST(CheckOutputs, OutputsOnOneFileSystemNeedRoomTogether) {
   const std::string dir = temp_dir("room");
   struct statvfs file_system {};
   ASSERT_EQ(::statvfs(dir.c_str(), &file_system), 0);
-  const auto free_bytes =
-      static_cast<std::int64_t>(file_system.f_bavail) * static_cast<std::int64_t>(file_system.f_frsize);
+  const auto free_bytes = static_cast<std::int64_t>(file_system.f_bavail) *
+                          static_cast<std::int64_t>(file_system.f_frsize);
   const std::int64_t more_than_half = free_bytes / 2 + free_bytes / 8;
   EXPECT_EQ(message_of_check({{dir + "/a.h5", "-o", more_than_half}}), "no error");
   const std::string message = message_of_check(
