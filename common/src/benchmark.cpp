@@ -2,7 +2,6 @@
 // compute only, and the table compares them. Speed is measured here, never in a test.
 #include "gs/benchmark.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -121,42 +120,26 @@ int write_reports(const std::string& program_name, const std::string& markdown_p
 
 // Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, with
 // write(2), then fsync(2) if asked, and deletes it: the disk's own speed for the output, the
-// yardstick of the end-to-end mode. Returns the seconds from open to close.
+// yardstick of the end-to-end mode. The file is an OutputFile that is never committed (its
+// temporary file, of a name of its own, is deleted on any failure or signal). Returns the
+// seconds from the first write to the end of the flush.
 double raw_write_seconds(const std::string& directory, std::int64_t bytes, std::size_t chunk,
                          bool flush) {
-  const std::string path =
-      (std::filesystem::path(directory) / "gs_benchmark_raw_write.tmp").string();
+  OutputFile file((std::filesystem::path(directory) / "gs_benchmark_raw_write").string(),
+                  OutputOptions("--end-to-end"));
   std::vector<char> buffer(std::max<std::size_t>(chunk, 1), 'g');
   Stopwatch clock;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw std::runtime_error("cannot create '" + path +
-                             "' for the raw write: " + std::strerror(errno));
-  }
-  std::int64_t left = bytes;
-  std::string failure;
-  while (left > 0 && failure.empty()) {
+  for (std::int64_t left = bytes; left > 0;) {
     const std::size_t now = static_cast<std::size_t>(std::min<std::int64_t>(left, buffer.size()));
-    std::size_t done = 0;
-    while (done < now) {
-      const ssize_t written = ::write(fd, buffer.data() + done, now - done);
-      if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) {
-        failure = std::string("writing failed: ") + std::strerror(errno);
-        break;
-      }
-      done += static_cast<std::size_t>(written);
-    }
-    left -= static_cast<std::int64_t>(done);
+    file.write(buffer.data(), now);
+    left -= static_cast<std::int64_t>(now);
   }
-  if (failure.empty() && flush && ::fsync(fd) != 0) {
-    failure = std::string("fsync failed: ") + std::strerror(errno);
+  if (flush && ::fsync(file.descriptor()) != 0) {
+    throw OutputError("raw write of '" + file.temporary_path() +
+                      "': fsync failed: " + std::strerror(errno));
   }
-  if (::close(fd) != 0 && failure.empty())
-    failure = std::string("close failed: ") + std::strerror(errno);
   const double seconds = clock.seconds();
-  ::unlink(path.c_str());
-  if (!failure.empty()) throw std::runtime_error("raw write of '" + path + "': " + failure);
+  file.abandon();  // deletes it
   return seconds;
 }
 

@@ -546,7 +546,7 @@ int OutputFile::write_noexcept(const void* data, std::size_t bytes) noexcept {
 void OutputFile::throw_write_error(int error_number) const {
   throw OutputError("writing " + named(flag_, path_) + " failed" + reason_of(error_number) +
                     (error_number == ENOSPC || error_number == EFBIG || error_number == EDQUOT
-                         ? "; is the disk full? The previous file, if any, is kept"
+                         ? "; is the disk full?"
                          : std::string()));
 }
 
