@@ -104,7 +104,12 @@ int render(const Options& options) {
          missing = missing.parent_path()) {
       made_directories.push_back(missing);  // deepest first
     }
-    fs::create_directories(options.out_dir);
+    std::error_code error;
+    fs::create_directories(options.out_dir, error);
+    if (error) {
+      throw gs::OutputError("cannot make the directory -d '" + options.out_dir +
+                            "': " + error.message());
+    }
     for (std::size_t i = 0; i < selected.size(); ++i)
       outputs.push_back({frame_path(options, i), "-d"});
   }
