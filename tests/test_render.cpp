@@ -361,7 +361,9 @@ TEST(RenderOutput, AFullDiskOrACtrlCKeepsThePreviousPictures) {
       run(kGrayScott + " -r 128 -c 128 -n 1000 -e 1 --impl reference --no-fsync -o " + long_h5)
           .exit_code,
       0);
-  Background render(kRender + " " + long_h5 + " --no-png --vmax 0.5 --gif-max-size 0 --gif " + gif);
+  // With PNG frames too: the run lasts longer, and two pictures are in progress at once.
+  Background render(kRender + " " + long_h5 + " -d " + dir + "/long_frames" +
+                    " --vmax 0.5 --gif-max-size 0 --gif " + gif);
   ASSERT_TRUE(Background::wait_until(
       [&] { return !partials_in(dir).empty() || read_all(gif) != old_gif; }, 20.0))
       << render.output();
@@ -369,7 +371,9 @@ TEST(RenderOutput, AFullDiskOrACtrlCKeepsThePreviousPictures) {
   EXPECT_EQ(render.wait(20.0), 130) << render.output();
   EXPECT_EQ(read_all(gif), old_gif) << "the previous GIF was lost";
   EXPECT_TRUE(partials_in(dir).empty());
+  EXPECT_TRUE(partials_in(dir + "/long_frames").empty());
   fs::remove(long_h5);
+  fs::remove_all(dir + "/long_frames");
 }
 
 TEST(RenderOutput, LinksModesTheSameFileTwiceAndLeftoversOfKilledRuns) {
