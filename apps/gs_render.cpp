@@ -2,10 +2,13 @@
 // frames, an animated GIF (giflib, no other program needed) and, when ffmpeg is installed, an MP4
 // (or any format ffmpeg knows) assembled from the PNGs.
 //
-// Exit codes: 0 done; 1 the input cannot be read or a picture cannot be written (the incomplete
-// picture is deleted); 2 bad flags (frames outside the file, --video without ffmpeg, --gif in a
-// build without giflib); 128 + the signal when interrupted (Ctrl-C), the picture being written
-// deleted.
+// Every picture is written through gs::OutputFile (common/include/gs/output_file.hpp): all of them
+// are checked before any work, each replaces the old one only once complete.
+//
+// Exit codes: 0 done; 1 the input cannot be read or a picture cannot be written (the previous
+// picture is kept); 2 bad flags (frames outside the file, --video without ffmpeg, --gif in a
+// build without giflib); 128 + the signal when interrupted (Ctrl-C), the pictures being written
+// deleted (the previous ones kept).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -19,6 +22,8 @@
 
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
+#include "gs/output_file.hpp"
+#include "gs/png_file.hpp"
 #include "gs/program.hpp"
 #include "pictures.hpp"
 
@@ -43,6 +48,13 @@ struct Options {
 // A path handed to ffmpeg as an argument: one that starts with '-' would be read as an option.
 std::string not_an_option(const std::string& path) {
   return !path.empty() && path[0] == '-' ? "./" + path : path;
+}
+
+// The name of the @p index-th PNG frame written.
+std::string frame_path(const Options& options, std::size_t index) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frame_%05zu.png", index);
+  return (fs::path(options.out_dir) / name).string();
 }
 
 // The frames first, first + stride, ... up to last; 64-bit so that a huge stride cannot overflow.
@@ -79,7 +91,43 @@ int render(const Options& options) {
   const std::vector<int> selected =
       select_frames(static_cast<int>(first), static_cast<int>(last), options.stride);
 
-  // Ctrl-C stops between two frames (the GIF in progress is deleted); a second one at once.
+  // Every picture this run writes is checked before any work: the PNG frames, the GIF and the
+  // video, each a regular file or a new name (never a FIFO, a device or a directory), no two the
+  // same file, the frames within libpng's limits (output_file.hpp). The frames' directory is
+  // made first, and removed again if the checks fail.
+  std::vector<gs::PlannedOutput> outputs;
+  std::vector<fs::path> made_directories;
+  if (options.png) {
+    gs::check_png_size(info.cols, info.rows, options.out_dir, "-d");
+    for (fs::path missing = fs::absolute(options.out_dir).lexically_normal();
+         !missing.empty() && !fs::exists(missing) && missing != missing.parent_path();
+         missing = missing.parent_path()) {
+      made_directories.push_back(missing);  // deepest first
+    }
+    std::error_code error;
+    fs::create_directories(options.out_dir, error);
+    if (error) {
+      throw gs::OutputError("cannot make the directory -d '" + options.out_dir +
+                            "': " + error.message());
+    }
+    for (std::size_t i = 0; i < selected.size(); ++i)
+      outputs.push_back({frame_path(options, i), "-d"});
+  }
+  if (!options.gif.empty()) outputs.push_back({options.gif, "--gif"});
+  if (!options.video.empty()) outputs.push_back({options.video, "--video"});
+  try {
+    gs::check_outputs(outputs);
+  } catch (...) {
+    std::error_code ignored;
+    for (const fs::path& directory : made_directories) fs::remove(directory, ignored);  // if empty
+    throw;
+  }
+  // check_outputs() warned about temporary files left by killed runs: the writers need not.
+  const gs::OutputOptions png_options("-d", nullptr);
+  const gs::OutputOptions gif_options("--gif", nullptr);
+
+  // Ctrl-C stops between two frames (the pictures in progress are deleted, the previous ones
+  // kept); a second one at once.
   gs::InterruptGuard signals;
   float vmin = options.vmin;
   float vmax = options.vmax;
@@ -92,25 +140,22 @@ int render(const Options& options) {
       }
     }
   }
-  if (options.png) fs::create_directories(options.out_dir);
 
   std::unique_ptr<gs::render::GifAnimation> gif;
   gs::render::GifGeometry geometry;
   const int centiseconds = std::max(1, (options.gif_delay_ms + 5) / 10);  // GIF's unit of delay
   if (!options.gif.empty()) {
     geometry = gs::render::gif_geometry(info.rows, info.cols, options.gif_max_size);
-    gif = std::make_unique<gs::render::GifAnimation>(options.gif, geometry.width, geometry.height,
-                                                     centiseconds);
+    gif = std::make_unique<gs::render::GifAnimation>(options.gif, gif_options, geometry.width,
+                                                     geometry.height, centiseconds);
   }
   int written = 0;
   for (const int frame : selected) {
     gs::throw_if_interrupted("before frame " + std::to_string(frame));
     const std::vector<float> v = reader.read_frame(frame);
     if (options.png) {
-      char name[32];
-      std::snprintf(name, sizeof name, "frame_%05d.png", written);
-      gs::render::write_png((fs::path(options.out_dir) / name).string(), info.rows, info.cols, v,
-                            vmin, vmax);
+      gs::render::write_png(frame_path(options, static_cast<std::size_t>(written)), png_options,
+                            info.rows, info.cols, v, vmin, vmax);
     }
     if (gif) gif->add_frame(gs::render::gif_pixels(v, info.rows, info.cols, geometry, vmin, vmax));
     ++written;
@@ -229,7 +274,8 @@ int main(int argc, char** argv) {
     return render(options);
   } catch (const gs::Interrupted& error) {
     std::cerr << "\ngs_render: " << error.what()
-              << "; the picture being written was deleted (finished PNG frames are kept)\n";
+              << "; the pictures being written were deleted, the previous ones kept (finished PNG "
+                 "frames are kept)\n";
     return gs::kExitSignal + error.signal_number();
   } catch (const std::bad_alloc&) {
     std::cerr << "gs_render: error: out of memory\n";

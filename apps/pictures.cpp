@@ -1,12 +1,11 @@
 // Pictures for gs_render: the inferno colormap, PNG through libpng, animated GIF through giflib,
-// and ffmpeg started with an argument vector (posix_spawn), never through a shell, so that no file
-// name is ever read as a command.
+// both written through gs::OutputFile, and ffmpeg started with an argument vector (posix_spawn),
+// never through a shell, so that no file name is ever read as a command.
 #include "pictures.hpp"
 
 #if GS_HAVE_GIF
 #include <gif_lib.h>
 #endif
-#include <png.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,14 +14,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <csetjmp>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
 #include "gs/colormap.hpp"
-#include "gs/interrupt.hpp"
+#include "gs/png_file.hpp"
 
 extern char** environ;
 
@@ -31,121 +29,6 @@ namespace {
 
 std::string reason_of(int error_number) {
   return error_number != 0 ? std::string(" (") + std::strerror(error_number) + ")" : std::string();
-}
-
-// A picture file being written: fopen'ed, every write checked (the first error number kept), and
-// deleted on failure when it is a regular file (never a device or a FIFO given as the name).
-class PictureFile {
- public:
-  explicit PictureFile(const std::string& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) {
-      const int error = errno;
-      throw PictureError("cannot create '" + path + "'" + reason_of(error));
-    }
-    struct stat status {};
-    regular_ = ::fstat(::fileno(file_), &status) == 0 && S_ISREG(status.st_mode);
-    // A second Ctrl-C deletes the file before the immediate exit (only a regular file). The GIF
-    // stays open while the PNGs come and go: each PNG puts the GIF's name back when it is done.
-    if (regular_) {
-      previous_partial_ = gs::partial_output();
-      gs::set_partial_output(path_);
-    }
-  }
-  ~PictureFile() { discard(); }
-  PictureFile(const PictureFile&) = delete;
-  PictureFile& operator=(const PictureFile&) = delete;
-
-  bool write(const void* data, std::size_t bytes) {
-    if (error_ != 0) return false;
-    if (std::fwrite(data, 1, bytes, file_) != bytes) {
-      error_ = errno != 0 ? errno : EIO;
-      return false;
-    }
-    return true;
-  }
-  int error() const { return error_; }
-  const std::string& path() const { return path_; }
-
-  // Flushes and closes; throws (and deletes the file) if any write or the close failed.
-  void close(const std::string& what) {
-    errno = 0;
-    if (error_ == 0 && std::fflush(file_) != 0) error_ = errno != 0 ? errno : EIO;
-    const int closed = std::fclose(std::exchange(file_, nullptr));
-    if (error_ == 0 && closed != 0) error_ = errno != 0 ? errno : EIO;
-    if (error_ != 0) {
-      const int error = error_;
-      discard();
-      throw PictureError(
-          what + " '" + path_ + "' failed" + reason_of(error) +
-          (error == ENOSPC || error == EFBIG || error == EDQUOT ? "; is the disk full?" : ""));
-    }
-    forget_partial();
-    kept_ = true;
-  }
-
-  // Deletes the incomplete file (nothing once close() succeeded).
-  void discard() noexcept {
-    if (file_ != nullptr) std::fclose(std::exchange(file_, nullptr));
-    if (!kept_ && regular_) ::unlink(path_.c_str());
-    kept_ = true;
-    forget_partial();
-  }
-
- private:
-  void forget_partial() noexcept {
-    if (regular_ && gs::partial_output() == path_) gs::set_partial_output(previous_partial_);
-  }
-
-  std::string path_;
-  std::string previous_partial_;
-  std::FILE* file_ = nullptr;
-  int error_ = 0;
-  bool regular_ = false;
-  bool kept_ = false;
-};
-
-// libpng reports through these: bytes go to the PictureFile, an error becomes a message and a
-// longjmp back into write_png.
-struct PngContext {
-  PictureFile* file = nullptr;
-  char message[256] = {};
-};
-
-extern "C" void png_write_to_file(png_structp png, png_bytep data, size_t length) {
-  auto* context = static_cast<PngContext*>(png_get_io_ptr(png));
-  if (!context->file->write(data, length)) png_error(png, "write failed");
-}
-
-extern "C" void png_flush_nothing(png_structp) {}
-
-extern "C" void png_on_error(png_structp png, png_const_charp message) {
-  auto* context = static_cast<PngContext*>(png_get_error_ptr(png));
-  std::snprintf(context->message, sizeof context->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-extern "C" void png_on_warning(png_structp, png_const_charp) {}
-
-// The libpng calls, apart so that no C++ object lives between setjmp and longjmp. Returns
-// false after a libpng error (its message in context.message).
-bool encode_png(png_structp png, png_infop info, int rows, int cols, const float* v, float vmin,
-                float vmax, unsigned char* row) {
-  if (setjmp(png_jmpbuf(png))) return false;
-  png_set_IHDR(png, info, static_cast<png_uint_32>(cols), static_cast<png_uint_32>(rows), 8,
-               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  const double scale = vmax > vmin ? 1.0 / (static_cast<double>(vmax) - vmin) : 0.0;
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      const auto rgb = inferno((v[static_cast<std::size_t>(r) * cols + c] - vmin) * scale);
-      std::copy(rgb.begin(), rgb.end(), row + 3 * c);
-    }
-    png_write_row(png, row);
-  }
-  png_write_end(png, nullptr);
-  return true;
 }
 
 }  // namespace
@@ -160,26 +43,17 @@ std::array<std::array<unsigned char, 3>, 256> inferno_palette() {
   return palette;
 }
 
-void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v, float vmin,
-               float vmax) {
-  PictureFile file(path);
-  PngContext context;
-  context.file = &file;
-  std::vector<unsigned char> row(static_cast<std::size_t>(cols) * 3);
-  png_structp png =
-      png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, png_on_error, png_on_warning);
-  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
-  if (png == nullptr || info == nullptr) {
-    png_destroy_write_struct(&png, &info);
-    throw PictureError("libpng could not start writing '" + path + "' (out of memory?)");
-  }
-  png_set_write_fn(png, &context, png_write_to_file, png_flush_nothing);
-  const bool encoded = encode_png(png, info, rows, cols, v.data(), vmin, vmax, row.data());
-  png_destroy_write_struct(&png, &info);
-  if (!encoded && file.error() == 0) {
-    throw PictureError("libpng failed while writing '" + path + "': " + context.message);
-  }
-  file.close("writing");  // reports a failed write (e.g. "No space left on device")
+void write_png(const std::string& path, const gs::OutputOptions& options, int rows, int cols,
+               const std::vector<float>& v, float vmin, float vmax) {
+  gs::OutputFile file(path, options);
+  const double scale = vmax > vmin ? 1.0 / (static_cast<double>(vmax) - vmin) : 0.0;
+  gs::write_rgb_png(file, cols, rows, [&](int r, unsigned char* rgb) {
+    for (int c = 0; c < cols; ++c) {
+      const auto colour = inferno((v[static_cast<std::size_t>(r) * cols + c] - vmin) * scale);
+      std::copy(colour.begin(), colour.end(), rgb + 3 * c);
+    }
+  });
+  file.commit();
 }
 
 GifGeometry gif_geometry(int rows, int cols, int max_size) {
@@ -219,30 +93,28 @@ std::vector<unsigned char> gif_pixels(const std::vector<float>& v, int rows, int
   return pixels;
 }
 
-struct GifAnimation::Sink {
-  explicit Sink(const std::string& path) : file(path) {}
-  PictureFile file;
-};
-
 #if GS_HAVE_GIF
 
 namespace {
 
+// giflib's output function: its bytes go to the OutputFile (giflib is C: no exception through
+// it; a failed write returns 0 bytes written and the OutputFile keeps the error).
 extern "C" int gif_write_to_file(GifFileType* gif, const GifByteType* bytes, int length) {
-  auto* file = static_cast<PictureFile*>(gif->UserData);
-  return file->write(bytes, static_cast<std::size_t>(length)) ? length : 0;
+  auto* file = static_cast<gs::OutputFile*>(gif->UserData);
+  return file->write_noexcept(bytes, static_cast<std::size_t>(length)) == 0 ? length : 0;
 }
 
 }  // namespace
 
-GifAnimation::GifAnimation(const std::string& path, int width, int height, int delay_centiseconds)
+GifAnimation::GifAnimation(const std::string& path, const gs::OutputOptions& options, int width,
+                           int height, int delay_centiseconds)
     : path_(path),
-      sink_(std::make_unique<Sink>(path)),
+      file_(std::make_unique<gs::OutputFile>(path, options)),
       width_(width),
       height_(height),
       delay_(delay_centiseconds) {
   int error = 0;
-  GifFileType* gif = EGifOpen(&sink_->file, gif_write_to_file, &error);
+  GifFileType* gif = EGifOpen(file_.get(), gif_write_to_file, &error);
   if (gif == nullptr) fail("cannot start writing", error);
   gif_ = gif;
   EGifSetGifVersion(gif, true);  // GIF89a: delays and looping need its extensions
@@ -275,30 +147,30 @@ GifAnimation::~GifAnimation() {
     int ignored = 0;
     EGifCloseFile(static_cast<GifFileType*>(gif_), &ignored);
   }
-  if (!finished_) sink_->file.discard();
+  // file_ deletes the temporary file unless finish() committed it.
 }
 
 void GifAnimation::fail(const std::string& what, int gif_error) {
-  const int error = sink_->file.error();
   if (gif_ != nullptr) {
     int ignored = 0;
     EGifCloseFile(static_cast<GifFileType*>(gif_), &ignored);
     gif_ = nullptr;
   }
-  sink_->file.discard();
+  // The OutputFile's own error (e.g. no space left) says more than giflib's "write failed".
+  const int write_error = file_->write_error();
+  file_->abandon();
+  if (write_error != 0) file_->throw_write_error(write_error);
   const char* gif_message = GifErrorString(gif_error);
-  throw PictureError(what + " '" + path_ + "' failed" +
-                     (error != 0
-                          ? reason_of(error) + "; is the disk full?"
-                          : std::string(": ") + (gif_message ? gif_message : "giflib error")));
+  throw gs::OutputError(what + " " + file_->flag() + " '" + path_ +
+                        "' failed: " + (gif_message ? gif_message : "giflib error"));
 }
 
 void GifAnimation::add_frame(const std::vector<unsigned char>& pixels) {
   auto* gif = static_cast<GifFileType*>(gif_);
-  if (gif == nullptr || finished_) throw PictureError("'" + path_ + "' is already closed");
+  if (gif == nullptr || finished_) throw gs::OutputError("'" + path_ + "' is already closed");
   if (pixels.size() != static_cast<std::size_t>(width_) * height_) {
-    throw PictureError("a GIF frame of " + std::to_string(pixels.size()) + " pixels is not " +
-                       std::to_string(width_) + " x " + std::to_string(height_));
+    throw gs::OutputError("a GIF frame of " + std::to_string(pixels.size()) + " pixels is not " +
+                          std::to_string(width_) + " x " + std::to_string(height_));
   }
   GraphicsControlBlock control{};
   control.DisposalMode = DISPOSE_DO_NOT;
@@ -326,21 +198,22 @@ void GifAnimation::finish() {
   const int closed = EGifCloseFile(static_cast<GifFileType*>(gif_), &error);  // writes the trailer
   gif_ = nullptr;
   if (closed == GIF_ERROR) fail("writing", error);
-  sink_->file.close("writing");
+  file_->commit();
   finished_ = true;
 }
 
 #else  // a build without giflib: gs_render refuses --gif before any work; this is the backstop
 
-GifAnimation::GifAnimation(const std::string& path, int width, int height, int delay_centiseconds)
+GifAnimation::GifAnimation(const std::string& path, const gs::OutputOptions&, int width, int height,
+                           int delay_centiseconds)
     : path_(path), width_(width), height_(height), delay_(delay_centiseconds) {
-  throw PictureError("cannot write '" + path_ + "': " + kNoGifSupport);
+  throw gs::OutputError("cannot write '" + path_ + "': " + kNoGifSupport);
 }
 
 GifAnimation::~GifAnimation() = default;
 
 void GifAnimation::fail(const std::string& what, int) {
-  throw PictureError(what + " '" + path_ + "' failed: " + kNoGifSupport);
+  throw gs::OutputError(what + " '" + path_ + "' failed: " + kNoGifSupport);
 }
 
 void GifAnimation::add_frame(const std::vector<unsigned char>&) {

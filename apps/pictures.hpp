@@ -1,8 +1,9 @@
 /// @file pictures.hpp
 /// @brief What gs_render draws with: the inferno colormap, PNG files (libpng), an animated GIF
-///        (giflib) and running ffmpeg without a shell. Every write is checked; a picture that
-///        could not be written completely is deleted (when it is a regular file) and the error
-///        says why (e.g. "No space left on device").
+///        (giflib) and running ffmpeg without a shell. Every picture is written through
+///        gs::OutputFile (common/include/gs/output_file.hpp): into a temporary file beside it,
+///        renamed over the old picture only once complete, so a failed write (e.g. "No space left
+///        on device") or a signal leaves the previous picture as it was.
 #pragma once
 
 #include <array>
@@ -12,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "gs/output_file.hpp"
+
 namespace gs::render {
 
-/// @brief Thrown when a picture cannot be written or a helper program fails.
+/// @brief Thrown when a helper program (ffmpeg) cannot be run.
 class PictureError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -28,10 +31,11 @@ std::array<unsigned char, 3> inferno(double t);
 std::array<std::array<unsigned char, 3>, 256> inferno_palette();
 
 /// @brief Writes @p v (rows x cols, row-major) as an 8-bit RGB PNG at @p path, @p vmin black and
-///        @p vmax white.
-/// @throws PictureError naming the file and the reason; the incomplete file is deleted.
-void write_png(const std::string& path, int rows, int cols, const std::vector<float>& v, float vmin,
-               float vmax);
+///        @p vmax white, through a gs::OutputFile made with @p options (its flag names the file
+///        in messages), flushed to the disk before it replaces the old one.
+/// @throws gs::OutputError naming the flag, the file and the reason; nothing is replaced.
+void write_png(const std::string& path, const gs::OutputOptions& options, int rows, int cols,
+               const std::vector<float>& v, float vmin, float vmax);
 
 /// @brief The size of a frame in the GIF: each side divided by @p factor, rounded up.
 struct GifGeometry {
@@ -57,32 +61,32 @@ inline constexpr const char* kNoGifSupport =
     "this gs_render was built without giflib, so it cannot write GIFs (install libgif-dev, e.g. "
     "bash scripts/setup.sh, then configure and build again); the PNG frames need nothing else";
 
-/// @brief An animated GIF that loops forever, written frame by frame: the inferno palette, one
-///        delay for every frame. If it is destroyed before finish() succeeded, the file is
-///        deleted (when it is a regular file).
+/// @brief An animated GIF that loops forever, written frame by frame through a gs::OutputFile:
+///        the inferno palette, one delay for every frame. It replaces the old file only when
+///        finish() succeeds; destroyed before, it leaves the old file as it was.
 class GifAnimation {
  public:
-  /// @brief Creates @p path for frames of @p width x @p height pixels shown @p delay_centiseconds
-  ///        hundredths of a second each.
-  GifAnimation(const std::string& path, int width, int height, int delay_centiseconds);
-  /// @brief Deletes the file unless finish() succeeded.
+  /// @brief Starts writing @p path (through a gs::OutputFile made with @p options) for frames of
+  ///        @p width x @p height pixels shown @p delay_centiseconds hundredths of a second each.
+  GifAnimation(const std::string& path, const gs::OutputOptions& options, int width, int height,
+               int delay_centiseconds);
+  /// @brief Deletes the temporary file unless finish() succeeded.
   ~GifAnimation();
   GifAnimation(const GifAnimation&) = delete;             ///< Owns a file: not copyable.
   GifAnimation& operator=(const GifAnimation&) = delete;  ///< Owns a file: not copyable.
 
   /// @brief Appends one frame of width * height palette indices.
   void add_frame(const std::vector<unsigned char>& pixels);
-  /// @brief Writes the end of the file and closes it.
+  /// @brief Writes the end of the file, flushes it to the disk and renames it into place.
   void finish();
   /// @brief Frames added so far.
   int frames() const { return frames_; }
 
  private:
-  struct Sink;
   void fail(const std::string& what, int gif_error);
 
   std::string path_;
-  std::unique_ptr<Sink> sink_;
+  std::unique_ptr<gs::OutputFile> file_;
   void* gif_ = nullptr;  // GifFileType*, kept out of this header
   int width_;
   int height_;

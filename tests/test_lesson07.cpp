@@ -2,8 +2,9 @@
 // close drains, abort wakes every waiter), then the whole pipeline on the CPU and on the GPU:
 // with a writer slowed down on purpose, every frame in the file must still be the reference's
 // (a slot refilled before its frame was written shows as a wrong frame), a diverging run and an
-// interrupted one must leave no file.
+// interrupted one must leave no file. The timeline file follows the output rules of every file.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -297,6 +299,80 @@ TEST(Lesson07Pipeline, InterruptedRunLeavesNoFile) {
   stop_watching = true;
   interrupter.join();
   expect_no_file_left(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timeline (--timeline) is a file of the run like the frames: both are checked before any
+// work, and written through common/'s output mechanism (gs/output_file.hpp)
+// ---------------------------------------------------------------------------------------------
+
+TEST(Lesson07Output, TheTimelineNamingTheFramesFileIsRefusedBeforeAnyWork) {
+  const fs::path dir = fresh_directory("timeline_same_file");
+  const gs::ProgramOptions options = small_run(dir / "frames.h5", 3, 2);
+  GS_LESSON_NAMESPACE::PipelineSettings settings;
+  settings.timeline = (dir / "sub" / ".." / "frames.h5").string();
+  fs::create_directories(dir / "sub");
+  try {
+    GS_LESSON_NAMESPACE::run_pipelined(first_on(gs::Device::cpu), options, settings);
+    ADD_FAILURE() << "two flags naming one file were accepted";
+  } catch (const gs::OutputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("-o '" + options.params.output + "' and --timeline '" +
+                           settings.timeline + "' name the same file"),
+              std::string::npos)
+        << message;
+  }
+  fs::remove(dir / "sub");
+  expect_no_file_left(dir);
+}
+
+TEST(Lesson07Output, ATimelineFifoIsRefusedWithoutHanging) {
+  const fs::path dir = fresh_directory("timeline_fifo");
+  const std::string fifo = (dir / "timeline.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto message = std::make_shared<std::string>();
+  // On a thread of its own: opening the FIFO for writing would wait for a reader forever.
+  EXPECT_TRUE(finishes_within(
+      [message, dir, fifo] {
+        GS_LESSON_NAMESPACE::PipelineSettings settings;
+        settings.timeline = fifo;
+        try {
+          GS_LESSON_NAMESPACE::run_pipelined(first_on(gs::Device::cpu),
+                                             small_run(dir / "frames.h5", 3, 2), settings);
+        } catch (const gs::OutputError& error) {
+          *message = error.what();
+        }
+      },
+      20s))
+      << "the run hung on the FIFO";
+  EXPECT_NE(message->find("refusing to write --timeline '" + fifo + "': it is a FIFO"),
+            std::string::npos)
+      << *message;
+  EXPECT_FALSE(fs::exists(dir / "frames.h5"));
+}
+
+TEST(Lesson07Output, TheTimelineIsWrittenThroughALink) {
+  const fs::path dir = fresh_directory("timeline_link");
+  fs::create_directories(dir / "logs");
+  std::ofstream(dir / "logs" / "timeline.csv") << "an old timeline\n";
+  fs::create_symlink(fs::path("logs") / "timeline.csv", dir / "timeline.csv");
+  // Compute only: the timeline alone, whatever the ring (the learner's) does.
+  gs::ProgramOptions options = small_run(dir / "frames.h5", 3, 2);
+  options.write_output = false;
+  GS_LESSON_NAMESPACE::PipelineSettings settings;
+  settings.timeline = (dir / "timeline.csv").string();
+  GS_LESSON_NAMESPACE::run_pipelined(first_on(gs::Device::cpu), options, settings);
+  EXPECT_TRUE(fs::is_symlink(dir / "timeline.csv")) << "the link was replaced by a file";
+  std::ifstream timeline(dir / "logs" / "timeline.csv");
+  std::string header;
+  ASSERT_TRUE(std::getline(timeline, header));
+  EXPECT_EQ(header, "lane,frame,start_s,end_s");
+  for (const fs::path& where : {dir, dir / "logs"}) {
+    for (const auto& entry : fs::directory_iterator(where)) {
+      EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos)
+          << "temporary left: " << entry.path();
+    }
+  }
 }
 
 }  // namespace

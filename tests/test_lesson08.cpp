@@ -1,8 +1,8 @@
 // Lesson 08: the program under mpirun, as a user runs it. The exchange alone on a tiny grid
 // (every halo row must hold its neighbour's row afterwards), then whole runs with 1, 2 and 3
 // ranks (rows that divide and rows that do not) whose frames must equal the reference's, a
-// decomposition too fine for its halo refused with its message, and the same on GPU ranks. Then
-// the ranks agreeing and failing together: every refusal before the first step (the output path,
+// decomposition too fine for its halo refused with its message, the benchmark's CSV, and the
+// same on GPU ranks. Then the ranks agreeing and failing together: every refusal before the first step (the output path,
 // the room, --halo, ranks started with different arguments) and every failure during the run (a
 // write error on the writer rank, a divergence, a signal to one rank, Ctrl-C to mpirun) must end
 // every rank with one message and one exit code, no partial file left, the previous file kept.
@@ -143,6 +143,35 @@ TEST(Lesson08Runs, SlabsThinnerThanTheHaloAreRefused) {
   EXPECT_NE(outcome.output.find("fewer than the halo of 6 rows"), std::string::npos)
       << outcome.output;
   EXPECT_TRUE(fs::is_empty(dir)) << "a refused run must write nothing";
+}
+
+// The benchmark's CSV follows common/'s output rules (gs/output_file.hpp): checked before any
+// work (a FIFO refused, never opened, so nothing hangs), appended through its link, whole.
+TEST(Lesson08Benchmark, TheCsvIsCheckedFirstAndAppendedThroughItsLink) {
+  const fs::path dir = fresh_directory("benchmark_csv");
+  const std::string fifo = (dir / "fifo.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string benchmark = "benchmark -r 16 -c 16 -n 1 -e 1 --impl reference --csv ";
+  const Outcome refused = run("timeout 120 " + mpirun(1, benchmark + fifo));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("refusing to write --csv '" + fifo + "': it is a FIFO"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_EQ(refused.output.find("one device:"), std::string::npos)
+      << "refused before measuring: " << refused.output;
+  fs::create_directories(dir / "data");
+  fs::create_symlink(fs::path("data") / "scaling.csv", dir / "latest.csv");
+  for (int run_number = 0; run_number < 2; ++run_number) {
+    const Outcome outcome = run(mpirun(1, benchmark + (dir / "latest.csv").string()));
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir / "latest.csv"));
+  std::ifstream csv(dir / "data" / "scaling.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << "the header once, then one row per run";
+  EXPECT_EQ(lines[0].rfind("implementation,scaling,ranks,", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("reference,strong,1,16,16,", 0), 0u) << lines[1];
 }
 
 // GPU ranks. One rank: the single-GPU path through the program (also what compute-sanitizer

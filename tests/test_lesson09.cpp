@@ -10,16 +10,20 @@
 // written), a signal, the benchmark.
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -30,6 +34,7 @@
 #include "batch.hpp"
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
+#include "gs/output_file.hpp"
 #include "gs/reference.hpp"
 #include "openmp_threads.hpp"
 #include "process.hpp"
@@ -643,6 +648,241 @@ TEST(Program, BenchmarkPrintsTheTableAndCsvRows) {
     EXPECT_NE(line.find(",cpu,sweep,"), std::string::npos) << line;
   }
   EXPECT_EQ(rows, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program's files follow common/'s output rules (gs/output_file.hpp)
+// ---------------------------------------------------------------------------------------------
+
+// A quick sweep (4 members of 16 x 16, 10 steps, on the CPU) and one of half an hour: a file
+// refused only after the work would make a test of the latter run into its `timeout`.
+const std::string kQuickSweep = kProgram +
+                                " --feed 0.02:0.05:2 --kill 0.05:0.06:2 -r 16 -c 16 --steps 10" +
+                                " --device cpu --no-fsync";
+const std::string kEndlessSweep = "timeout 20 " + kProgram +
+                                  " --feed 0.02:0.05:2 --kill 0.05:0.06:2 -r 64 -c 64" +
+                                  " --steps 100000000 --device cpu";
+
+std::string fresh_directory(const std::string& name) {
+  const std::string dir = fresh(name);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat status {};
+  EXPECT_EQ(::stat(path.c_str(), &status), 0) << path;
+  return status.st_mode & 07777;
+}
+
+double seconds_of(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Case 1 of issue 18: the map was written to `<png>.partial-<pid>`, following a link planted
+// there. The shell plants links at both files' old names for its own process id, which the
+// program keeps (exec).
+TEST(ProgramOutput, ALinkPlantedAtTheOldTemporaryNameIsNotFollowed) {
+  const std::string dir = fresh_directory("planted");
+  std::ofstream(dir + "/victim") << "precious";
+  const Outcome outcome = run("cd '" + dir + "' && sh -c 'ln -s victim map.png.partial-$$ && " +
+                              "ln -s victim sweep.h5.partial-$$ && exec " + kQuickSweep +
+                              " -o sweep.h5 --png map.png'");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(read_all(dir + "/victim"), "precious") << "a planted link was followed";
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir + "/map.png")));
+  EXPECT_EQ(read_all(dir + "/map.png").substr(1, 3), "PNG");
+  EXPECT_EQ(gs::DatasetReader(dir + "/sweep.h5").shape("v"),
+            (std::vector<std::int64_t>{4, 16, 16}));
+}
+
+// Case 4: `-o x.h5 --png ./x.h5` replaced x.h5 by a file whose `v` held PNG bytes.
+TEST(ProgramOutput, TwoFlagsNamingOneFileAreRefusedBeforeAnyWork) {
+  const std::string dir = fresh_directory("same_file");
+  fs::create_directories(dir + "/sub");
+  ASSERT_EQ(run("cd '" + dir + "' && " + kQuickSweep + " -o x.h5 --no-png").exit_code, 0);
+  const std::string before = read_all(dir + "/x.h5");
+  fs::create_symlink("x.h5", dir + "/link.png");
+  for (const std::string png : {"./x.h5", "sub/../x.h5", "link.png"}) {
+    Outcome outcome;
+    const double took = seconds_of(
+        [&] { outcome = run("cd '" + dir + "' && " + kEndlessSweep + " -o x.h5 --png " + png); });
+    EXPECT_EQ(outcome.exit_code, 1) << png << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("-o 'x.h5' and --png '" + png + "' name the same file"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_LT(took, 10.0) << "refused before computing";
+    EXPECT_EQ(read_all(dir + "/x.h5"), before) << png << ": the previous file was changed";
+    expect_no_partial_left(dir + "/x.h5");
+  }
+}
+
+// Case 5: symbolic links were replaced by regular files, and a 0600 file became 0644.
+TEST(ProgramOutput, LinksAreWrittenThroughAndModesKept) {
+  const std::string dir = fresh_directory("links");
+  fs::create_directories(dir + "/real");
+  ASSERT_EQ(run(kQuickSweep + " -o " + dir + "/real/r.h5 --png " + dir + "/real/r.png").exit_code,
+            0);
+  ASSERT_EQ(::chmod((dir + "/real/r.h5").c_str(), 0600), 0);
+  ASSERT_EQ(::chmod((dir + "/real/r.png").c_str(), 0600), 0);
+  const std::string old_png = read_all(dir + "/real/r.png");
+  fs::create_symlink("real/r.h5", dir + "/latest.h5");
+  fs::create_symlink("real/r.png", dir + "/latest.png");
+  const Outcome outcome = run(kQuickSweep + " --feed 0.03 --kill 0.055 -o " + dir +
+                              "/latest.h5 --png " + dir + "/latest.png");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const char* name : {"latest.h5", "latest.png"}) {
+    EXPECT_TRUE(fs::is_symlink(dir + "/" + name)) << name << " was replaced by a file";
+  }
+  EXPECT_EQ(gs::DatasetReader(dir + "/real/r.h5").read_floats("feed"), std::vector<float>{0.03f})
+      << "the file the link points to was not written";
+  EXPECT_NE(read_all(dir + "/real/r.png"), old_png);
+  EXPECT_EQ(mode_of(dir + "/real/r.h5"), 0600u);
+  EXPECT_EQ(mode_of(dir + "/real/r.png"), 0600u);
+  expect_no_partial_left(dir + "/real/r.h5");
+  expect_no_partial_left(dir + "/real/r.png");
+}
+
+// Case 6: `gs_sweep benchmark --csv FIFO` (or --markdown) waited for a reader forever.
+TEST(ProgramOutput, TheBenchmarkRefusesAFifoWithoutHanging) {
+  const std::string dir = fresh_directory("fifo");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string flag : {"--csv", "--markdown"}) {
+    const Outcome outcome =
+        run("timeout 60 " + kProgram + " benchmark --device cpu --members 4 -r 16 -c 16" +
+            " --steps 20 --official-steps 2 --sequential-members 2 " + flag + " " + fifo);
+    EXPECT_EQ(outcome.exit_code, 1) << flag << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("refusing to write " + flag + " '" + fifo + "': it is a FIFO"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_EQ(outcome.output.find("batch: 4 members"), std::string::npos)
+        << "refused before measuring: " << outcome.output;
+  }
+}
+
+// Case 10: a name of 252 to 255 bytes made a temporary name longer than NAME_MAX, which failed
+// after the work ("is the disk full?"); a longer one was refused naming -o for --png.
+TEST(ProgramOutput, NamesUpTo255BytesWorkAndLongerOnesAreRefusedBeforeAnyWork) {
+  const std::string dir = fresh_directory("long_names");
+  const std::string h5 = dir + "/" + std::string(252, 'h') + ".h5";    // 255 bytes
+  const std::string png = dir + "/" + std::string(251, 'p') + ".png";  // 255 bytes
+  const Outcome outcome = run(kQuickSweep + " -o " + h5 + " --png " + png);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_TRUE(fs::exists(h5));
+  EXPECT_TRUE(fs::exists(png));
+  expect_no_partial_left(h5);
+  expect_no_partial_left(png);
+  const std::string too_long = dir + "/" + std::string(252, 'q') + ".png";  // 256 bytes
+  Outcome refused;
+  const double took = seconds_of(
+      [&] { refused = run(kEndlessSweep + " -o " + dir + "/out.h5 --png " + too_long); });
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("cannot write --png '" + too_long + "'"), std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("NAME_MAX"), std::string::npos) << refused.output;
+  EXPECT_LT(took, 10.0) << "refused before computing";
+}
+
+// Case 10: a map wider than libpng writes (1,000,000 pixels) failed after the work.
+TEST(ProgramOutput, AMapWiderThanAPngMayBeIsRefusedBeforeAnyWork) {
+  // 1000 members of 1 x 1024 cells, tiles of 1 x 1024 pixels: over 1,025,000 pixels across.
+  const std::string dir = fresh_directory("wide_map");
+  Outcome outcome;
+  const double took = seconds_of([&] {
+    outcome = run("timeout 20 " + kProgram + " --feed 0.02 --kill 0.04:0.07:1000 -r 1 -c 1024" +
+                  " --tile 1 --steps 100000000 --device cpu -o " + dir + "/wide.h5 --png " + dir +
+                  "/wide.png");
+  });
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find("cannot write --png '" + dir + "/wide.png': a PNG of "),
+            std::string::npos)
+      << outcome.output;
+  EXPECT_NE(outcome.output.find("1000000"), std::string::npos) << outcome.output;
+  EXPECT_LT(took, 10.0) << "refused before computing";
+  expect_no_file_left(dir + "/wide.h5");
+  expect_no_file_left(dir + "/wide.png");
+}
+
+// Case 10: the temporary file left by a killed gs_sweep went unmentioned by the next run. A
+// process that has exited stands for the killed run: its temporary files carry its process id.
+TEST(ProgramOutput, TheNextRunListsTheTemporaryFilesOfAKilledRun) {
+  const std::string dir = fresh_directory("killed");
+  std::string host;
+  {
+    gs::OutputFile probe(dir + "/probe", gs::OutputOptions("-o", nullptr));
+    const std::string rest = fs::path(probe.temporary_path()).filename().string().substr(14);
+    host = rest.substr(0, rest.rfind('-'));
+    host = host.substr(0, host.rfind('-'));
+  }
+  const pid_t killed = ::fork();
+  if (killed == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(killed, &status, 0), killed);
+  std::vector<std::string> left;
+  for (const char* name : {"sweep.h5", "map.png"}) {
+    left.push_back(dir + "/" + name + ".partial-" + host + "-" + std::to_string(killed) +
+                   "-0badc0de");
+    std::ofstream(left.back()) << "half a file";
+  }
+  const Outcome outcome = run(kQuickSweep + " -o " + dir + "/sweep.h5 --png " + dir + "/map.png");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const std::string& path : left) {
+    EXPECT_NE(outcome.output.find("rm -- '" + path + "'"), std::string::npos) << outcome.output;
+    EXPECT_TRUE(fs::exists(path)) << "never deleted by the program";
+  }
+  EXPECT_LT(outcome.output.find("warning"), outcome.output.find("compute"))
+      << "listed before the work: " << outcome.output;
+}
+
+// Case 10: the messages about --png named -o.
+TEST(ProgramOutput, MessagesAboutThePictureNameItsFlag) {
+  const std::string dir = fresh_directory("png_messages");
+  fs::create_directories(dir + "/a_directory");
+  const Outcome directory = run(kQuickSweep + " -o " + dir + "/x.h5 --png " + dir + "/a_directory");
+  EXPECT_EQ(directory.exit_code, 1) << directory.output;
+  EXPECT_NE(directory.output.find("--png '" + dir +
+                                  "/a_directory' is a directory; give --png a file name"),
+            std::string::npos)
+      << directory.output;
+  EXPECT_EQ(directory.output.find("-o '"), std::string::npos) << directory.output;
+  const Outcome missing = run(kQuickSweep + " -o " + dir + "/x.h5 --png " + dir + "/no/map.png");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("cannot write --png '" + dir + "/no/map.png': directory"),
+            std::string::npos)
+      << missing.output;
+  expect_no_file_left(dir + "/x.h5");
+}
+
+// A failed write (a file-size limit, as a full disk) or a signal keeps both previous files.
+TEST(ProgramOutput, AFullDiskOrASignalKeepsThePreviousFiles) {
+  const std::string dir = fresh_directory("previous");
+  const std::string h5 = dir + "/sweep.h5";
+  const std::string png = dir + "/map.png";
+  ASSERT_EQ(run(kQuickSweep + " -o " + h5 + " --png " + png).exit_code, 0);
+  const std::string old_h5 = read_all(h5);
+  const std::string old_png = read_all(png);
+  const Outcome full = run("sh -c 'ulimit -f 16; exec " + kProgram +
+                           " --feed 0.02:0.05:4 --kill 0.05:0.06:4 -r 64 -c 64 --steps 10" +
+                           " --device cpu -o " + h5 + " --png " + png + "'");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("File too large"), std::string::npos) << full.output;
+  const Outcome interrupted =
+      run("sh -c '" + kProgram + " --feed 0.02:0.05:2 --kill 0.05:0.06:2 -r 64 -c 64" +
+          " --steps 100000000 --device cpu -o " + h5 + " --png " + png +
+          " & pid=$!; sleep 1; kill -INT $pid; wait $pid'");
+  EXPECT_EQ(interrupted.exit_code, 130) << interrupted.output;
+  EXPECT_EQ(read_all(h5), old_h5) << "the previous HDF5 file was changed";
+  EXPECT_EQ(read_all(png), old_png) << "the previous map was changed";
+  expect_no_partial_left(h5);
+  expect_no_partial_left(png);
 }
 
 // The same small sweep on the GPU and the CPU: the same numbers, to rounding.

@@ -1,14 +1,16 @@
 // The programs end to end, as a user runs them: gray_scott's frames against the reference,
 // every bad input refused with its message and no file left, a full disk and an interrupted
-// run leaving no file, and the benchmark's exit codes. What -o may name and the signals are in
-// test_program_output.cpp, the renderer in test_render.cpp.
+// run leaving no file, and the benchmark's exit codes and files. What -o may name and the signals
+// are in test_program_output.cpp, the renderer in test_render.cpp.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "check.hpp"
@@ -210,10 +212,78 @@ TEST(Benchmark, AMarkdownOrCsvFileThatCannotBeWrittenFails) {
     const Outcome full =
         run("sh -c 'ulimit -f 0; exec " + benchmark + " " + flag + " " + dir + "/out'");
     EXPECT_EQ(full.exit_code, 1) << flag << ": " << full.output;
-    EXPECT_NE(full.output.find("cannot write"), std::string::npos) << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("writing " + flag + " '"), std::string::npos)
+        << flag << ": " << full.output;
+    EXPECT_NE(full.output.find("File too large"), std::string::npos) << flag << ": " << full.output;
+    EXPECT_FALSE(fs::exists(dir + "/out")) << flag << ": nothing incomplete under the final name";
   }
   const Outcome fine = run(benchmark + " --markdown " + dir + "/table.md --csv " + dir + "/t.csv");
   EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
+// gs_benchmark's files follow common/'s output rules (gs/output_file.hpp).
+
+std::string read_all(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+const std::string kQuickBenchmark =
+    std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference";
+
+// Case 6 of issue 18: `gs_benchmark --csv FIFO` (or --markdown) waited for a reader forever.
+TEST(BenchmarkOutput, AFifoIsRefusedWithoutHanging) {
+  const std::string dir = gs::test::fresh_directory("benchmark_fifo");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string flag : {"--csv", "--markdown"}) {
+    const Outcome outcome = run("timeout 60 " + kQuickBenchmark + " " + flag + " " + fifo);
+    EXPECT_EQ(outcome.exit_code, 1) << flag << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("refusing to write " + flag + " '" + fifo + "': it is a FIFO"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_EQ(outcome.output.find("running reference"), std::string::npos)
+        << "refused before measuring: " << outcome.output;
+  }
+}
+
+TEST(BenchmarkOutput, TheCsvIsAppendedThroughItsLinkAndTheMarkdownReplacedWhole) {
+  const std::string dir = gs::test::fresh_directory("benchmark_rules");
+  fs::create_directories(dir + "/data");
+  fs::create_symlink("data/measurements.csv", dir + "/latest.csv");
+  ASSERT_EQ(run(kQuickBenchmark + " --csv " + dir + "/latest.csv").exit_code, 0);
+  ASSERT_EQ(::chmod((dir + "/data/measurements.csv").c_str(), 0600), 0);
+  ASSERT_EQ(
+      run(kQuickBenchmark + " --csv " + dir + "/latest.csv --markdown " + dir + "/t.md").exit_code,
+      0);
+  EXPECT_TRUE(fs::is_symlink(dir + "/latest.csv"));
+  const std::string csv = read_all(dir + "/data/measurements.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << "the header once, then two rows:\n"
+                                                         << csv;
+  struct stat status {};
+  ASSERT_EQ(::stat((dir + "/data/measurements.csv").c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0600u) << "the mode was not kept";
+  // Both flags naming one file: refused before measuring, naming both.
+  const Outcome same = run(kQuickBenchmark + " --csv " + dir + "/latest.csv --markdown " + dir +
+                           "/data/../data/measurements.csv");
+  EXPECT_EQ(same.exit_code, 1) << same.output;
+  EXPECT_NE(same.output.find("--markdown '" + dir + "/data/../data/measurements.csv' and --csv"),
+            std::string::npos)
+      << same.output;
+  EXPECT_EQ(read_all(dir + "/data/measurements.csv"), csv);
+  // A full disk: the previous files stay whole.
+  const std::string markdown = read_all(dir + "/t.md");
+  const Outcome full = run("sh -c 'ulimit -f 0; exec " + kQuickBenchmark + " --csv " + dir +
+                           "/latest.csv --markdown " + dir + "/t.md'");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_EQ(read_all(dir + "/data/measurements.csv"), csv);
+  EXPECT_EQ(read_all(dir + "/t.md"), markdown);
+  for (const std::string& where : {dir, dir + "/data"}) {
+    for (const auto& entry : fs::directory_iterator(where)) {
+      EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos)
+          << "temporary left: " << entry.path();
+    }
+  }
 }
 
 }  // namespace

@@ -2,17 +2,24 @@
 // frame, the inferno palette, the delay, the loop, the pixels against the file's values), ffmpeg
 // run without a shell (a stand-in ffmpeg records the arguments it was given), malformed input
 // refused with a message, a full disk leaving no truncated picture, a huge --stride, the exit
-// codes.
+// codes; and the rules every output follows (a FIFO refused without hanging, the previous
+// pictures kept on a full disk or a Ctrl-C, links and modes, one file named twice, the
+// leftovers of killed runs).
 #if GS_HAVE_GIF
 #include <gif_lib.h>
 #endif
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +29,7 @@
 
 namespace {
 namespace fs = std::filesystem;
+using gs::test::Background;
 using gs::test::fresh_directory;
 using gs::test::Outcome;
 using gs::test::run;
@@ -278,6 +286,150 @@ TEST(Render, AFullDiskLeavesNoTruncatedPictureAndSaysWhy) {
   EXPECT_EQ(gif.exit_code, 1) << gif.output;
   EXPECT_NE(gif.output.find("File too large"), std::string::npos) << gif.output;
   EXPECT_FALSE(fs::exists(dir + "/run.gif")) << "a truncated GIF was left";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pictures follow common/'s output rules (gs/output_file.hpp)
+
+std::string read_all(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// The temporary files (`<name>.partial-...`) left in @p dir.
+std::vector<std::string> partials_in(const std::string& dir) {
+  std::vector<std::string> partials;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().find(".partial-") != std::string::npos) {
+      partials.push_back(entry.path().string());
+    }
+  }
+  return partials;
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat status {};
+  EXPECT_EQ(::stat(path.c_str(), &status), 0) << path;
+  return status.st_mode & 07777;
+}
+
+// Case 6 of issue 18: `gs_render --gif FIFO` waited for a reader forever; so did a FIFO where a
+// PNG frame goes.
+TEST(RenderOutput, AFifoIsRefusedWithoutHanging) {
+  const std::string dir = fresh_directory("render_fifo");
+  const std::string h5 = small_output(dir);
+  fs::create_directories(dir + "/frames");
+  const std::string frame_fifo = dir + "/frames/frame_00000.png";
+  ASSERT_EQ(::mkfifo(frame_fifo.c_str(), 0644), 0);
+  const Outcome frames = run("timeout 60 " + kRender + " " + h5 + " -d " + dir + "/frames");
+  EXPECT_EQ(frames.exit_code, 1) << frames.output;
+  EXPECT_NE(frames.output.find("refusing to write -d '" + frame_fifo + "': it is a FIFO"),
+            std::string::npos)
+      << frames.output;
+  EXPECT_FALSE(fs::exists(dir + "/frames/frame_00001.png")) << "refused before any picture";
+  if (!GS_HAVE_GIF) return;  // the GIF half needs a gs_render with giflib
+  const std::string gif_fifo = dir + "/run.gif";
+  ASSERT_EQ(::mkfifo(gif_fifo.c_str(), 0644), 0);
+  const Outcome gif = run("timeout 60 " + kRender + " " + h5 + " --no-png --gif " + gif_fifo);
+  EXPECT_EQ(gif.exit_code, 1) << gif.output;
+  EXPECT_NE(gif.output.find("refusing to write --gif '" + gif_fifo + "': it is a FIFO"),
+            std::string::npos)
+      << gif.output;
+}
+
+// Case 7: the GIF was written in place, so a full disk or a Ctrl-C lost the previous one.
+TEST(RenderOutput, AFullDiskOrACtrlCKeepsThePreviousPictures) {
+  const std::string dir = fresh_directory("render_previous");
+  const std::string h5 = small_output(dir);
+  const std::string gif = dir + "/run.gif";
+  const std::string gif_flag = GS_HAVE_GIF ? " --gif " + gif : std::string();
+  ASSERT_EQ(run(kRender + " " + h5 + " -d " + dir + "/frames" + gif_flag).exit_code, 0);
+  const std::string old_frame = read_all(dir + "/frames/frame_00000.png");
+  const std::string old_gif = read_all(gif);
+  const Outcome full = run("sh -c 'ulimit -f 0; exec " + kRender + " " + h5 + " -d " + dir +
+                           "/frames --vmax 0.3" + gif_flag + "'");
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_NE(full.output.find("File too large"), std::string::npos) << full.output;
+  EXPECT_EQ(read_all(dir + "/frames/frame_00000.png"), old_frame) << "the previous PNG was lost";
+  EXPECT_EQ(read_all(gif), old_gif) << "the previous GIF was lost";
+  EXPECT_TRUE(partials_in(dir).empty());
+  EXPECT_TRUE(partials_in(dir + "/frames").empty());
+  if (!GS_HAVE_GIF) return;
+  // Ctrl-C in the middle of a GIF of 1000 frames, sent as soon as the GIF is being written.
+  const std::string long_h5 = dir + "/long.h5";
+  ASSERT_EQ(
+      run(kGrayScott + " -r 128 -c 128 -n 1000 -e 1 --impl reference --no-fsync -o " + long_h5)
+          .exit_code,
+      0);
+  // With PNG frames too: the run lasts longer, and two pictures are in progress at once.
+  Background render(kRender + " " + long_h5 + " -d " + dir + "/long_frames" +
+                    " --vmax 0.5 --gif-max-size 0 --gif " + gif);
+  ASSERT_TRUE(Background::wait_until(
+      [&] { return !partials_in(dir).empty() || read_all(gif) != old_gif; }, 20.0))
+      << render.output();
+  render.signal(SIGINT);
+  EXPECT_EQ(render.wait(20.0), 130) << render.output();
+  EXPECT_EQ(read_all(gif), old_gif) << "the previous GIF was lost";
+  EXPECT_TRUE(partials_in(dir).empty());
+  EXPECT_TRUE(partials_in(dir + "/long_frames").empty());
+  fs::remove(long_h5);
+  fs::remove_all(dir + "/long_frames");
+}
+
+TEST(RenderOutput, LinksModesTheSameFileTwiceAndLeftoversOfKilledRuns) {
+  const std::string dir = fresh_directory("render_rules");
+  const std::string h5 = small_output(dir);
+  // A frame that is a link to a private picture elsewhere: written through, link and mode kept.
+  fs::create_directories(dir + "/frames");
+  std::ofstream(dir + "/kept.png") << "old picture";
+  ASSERT_EQ(::chmod((dir + "/kept.png").c_str(), 0600), 0);
+  fs::create_symlink("../kept.png", dir + "/frames/frame_00000.png");
+  Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/frames --last 0");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_TRUE(fs::is_symlink(dir + "/frames/frame_00000.png"));
+  EXPECT_TRUE(is_png(dir + "/kept.png")) << "the link's target was not written";
+  EXPECT_EQ(mode_of(dir + "/kept.png"), 0600u);
+  // --gif naming a frame: refused before any work, naming both flags; the directory the run
+  // would have made is not left behind.
+  outcome = run(kRender + " " + h5 + " -d " + dir + "/new_frames --gif " + dir +
+                "/new_frames/../new_frames/frame_00002.png");
+  if (GS_HAVE_GIF) {
+    EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+    EXPECT_NE(outcome.output.find("-d '" + dir + "/new_frames/frame_00002.png' and --gif"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_NE(outcome.output.find("name the same file"), std::string::npos) << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/new_frames"));
+  }
+  // The temporary file of a killed run (a process that has exited) is listed, never deleted.
+  std::string host_part;  // this host as temporary names spell it: read off a probe's name
+  {
+    gs::OutputFile probe(dir + "/probe", gs::OutputOptions("-o", nullptr));
+    const std::string rest = fs::path(probe.temporary_path()).filename().string().substr(14);
+    host_part = rest.substr(0, rest.rfind('-'));
+    host_part = host_part.substr(0, host_part.rfind('-'));
+  }
+  const pid_t killed = ::fork();
+  if (killed == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(killed, &status, 0), killed);
+  const std::string left = dir + "/frames/frame_00001.png.partial-" + host_part + "-" +
+                           std::to_string(killed) + "-0badc0de";
+  std::ofstream(left) << "half a picture";
+  outcome = run(kRender + " " + h5 + " -d " + dir + "/frames --last 2");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("rm -- '" + left + "'"), std::string::npos) << outcome.output;
+  EXPECT_TRUE(fs::exists(left));
+  if (!GS_HAVE_GIF) return;
+  // The GIF through a link, its mode kept.
+  std::ofstream(dir + "/private.gif") << "old animation";
+  ASSERT_EQ(::chmod((dir + "/private.gif").c_str(), 0600), 0);
+  fs::create_symlink("private.gif", dir + "/latest.gif");
+  outcome = run(kRender + " " + h5 + " --no-png --gif " + dir + "/latest.gif");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_TRUE(fs::is_symlink(dir + "/latest.gif"));
+  EXPECT_EQ(read_all(dir + "/private.gif").substr(0, 6), "GIF89a");
+  EXPECT_EQ(mode_of(dir + "/private.gif"), 0600u);
 }
 
 TEST(Render, AHugeStrideRendersTheFirstFrameOnly) {

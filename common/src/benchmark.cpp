@@ -2,7 +2,6 @@
 // compute only, and the table compares them. Speed is measured here, never in a test.
 #include "gs/benchmark.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,13 +12,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
 #include "gs/gpu.hpp"
+#include "gs/hdf5_io.hpp"
+#include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
@@ -73,65 +74,78 @@ Row measure(const Implementation& impl, const Params& params, double budget_seco
   return row;
 }
 
-// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share.
+// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share, appended
+// to `path` (through the output mechanism: the old file stays whole if this fails).
 void append_csv(const std::string& path, const std::vector<Row>& rows, const Params& params,
                 const std::string& date, const std::string& commit) {
-  std::ofstream file = gs::open_measurement_csv(path);
+  std::ostringstream lines;
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
     std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
     std::replace(device_name.begin(), device_name.end(), ',', ' ');
-    file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
-         << std::setprecision(6) << seconds << ","
-         << static_cast<double>(params.cells()) * row.steps_per_second() << "," << row.steps_timed
-         << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << "," << device_name
-         << "," << date << "," << commit << "\n";
+    lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
+          << std::setprecision(6) << seconds << ","
+          << static_cast<double>(params.cells()) * row.steps_per_second() << "," << row.steps_timed
+          << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << ","
+          << device_name << "," << date << "," << commit << "\n";
   }
-  file.flush();
-  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+  append_measurement_rows(path, lines.str(), OutputOptions("--csv", nullptr));
+}
+
+// Writes the files --markdown and --csv asked for; each failure is reported, and makes the
+// run fail.
+int write_reports(const std::string& program_name, const std::string& markdown_path,
+                  const std::string& markdown, const std::function<void()>& append_csv_rows) {
+  int status = kExitSuccess;
+  if (!markdown_path.empty()) {
+    try {
+      write_output_file(markdown_path, markdown, OutputOptions("--markdown", nullptr));
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      status = kExitFailure;
+    }
+  }
+  if (append_csv_rows) {
+    try {
+      append_csv_rows();
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      status = kExitFailure;
+    }
+  }
+  return status;
 }
 
 // Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, with
 // write(2), then fsync(2) if asked, and deletes it: the disk's own speed for the output, the
-// yardstick of the end-to-end mode. Returns the seconds from open to close.
+// yardstick of the end-to-end mode. The file is an OutputFile that is never committed (its
+// temporary file, of a name of its own, is deleted on any failure or signal). Returns the
+// seconds from the first write to the end of the flush.
 double raw_write_seconds(const std::string& directory, std::int64_t bytes, std::size_t chunk,
                          bool flush) {
-  const std::string path =
-      (std::filesystem::path(directory) / "gs_benchmark_raw_write.tmp").string();
+  OutputFile file((std::filesystem::path(directory) / "gs_benchmark_raw_write").string(),
+                  OutputOptions("--end-to-end"));
   std::vector<char> buffer(std::max<std::size_t>(chunk, 1), 'g');
   Stopwatch clock;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw std::runtime_error("cannot create '" + path +
-                             "' for the raw write: " + std::strerror(errno));
-  }
-  std::int64_t left = bytes;
-  std::string failure;
-  while (left > 0 && failure.empty()) {
+  for (std::int64_t left = bytes; left > 0;) {
     const std::size_t now = static_cast<std::size_t>(std::min<std::int64_t>(left, buffer.size()));
-    std::size_t done = 0;
-    while (done < now) {
-      const ssize_t written = ::write(fd, buffer.data() + done, now - done);
-      if (written < 0 && errno == EINTR) continue;
-      if (written <= 0) {
-        failure = std::string("writing failed: ") + std::strerror(errno);
-        break;
-      }
-      done += static_cast<std::size_t>(written);
-    }
-    left -= static_cast<std::int64_t>(done);
+    file.write(buffer.data(), now);
+    left -= static_cast<std::int64_t>(now);
   }
-  if (failure.empty() && flush && ::fsync(fd) != 0) {
-    failure = std::string("fsync failed: ") + std::strerror(errno);
+  if (flush && ::fsync(file.descriptor()) != 0) {
+    throw OutputError("raw write of '" + file.temporary_path() +
+                      "': fsync failed: " + std::strerror(errno));
   }
-  if (::close(fd) != 0 && failure.empty())
-    failure = std::string("close failed: ") + std::strerror(errno);
   const double seconds = clock.seconds();
-  ::unlink(path.c_str());
-  if (!failure.empty()) throw std::runtime_error("raw write of '" + path + "': " + failure);
+  file.abandon();  // deletes it
   return seconds;
+}
+
+// The file each run of the end-to-end mode writes in `directory` (deleted after the run).
+std::string end_to_end_output(const std::string& directory) {
+  return (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
 }
 
 struct EndToEndRow {
@@ -155,8 +169,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
     row.implementation = impl;
     ProgramOptions options;
     options.params = params;
-    options.params.output =
-        (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
+    options.params.output = end_to_end_output(directory);
     options.fsync = flush;
     try {
       std::cerr << "  raw write of " << si(static_cast<double>(params.output_bytes()), "B")
@@ -197,38 +210,28 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
            "bytes (write(2) of one frame at a time"
         << (flush ? ", then fsync" : "") << ").\n";
   std::cout << table.str() << std::flush;
-  int status = kExitSuccess;
-  if (!markdown_path.empty()) {
-    std::ofstream file(markdown_path);
-    file << header << table.str();
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << markdown_path << "'\n";
-      status = kExitFailure;
-    }
-  }
+  std::function<void()> append_csv_rows;
   if (!csv_path.empty()) {
-    std::ofstream file = gs::open_measurement_csv(csv_path);
-    const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
-    for (const EndToEndRow& row : rows) {
-      const Implementation& impl = *row.implementation;
-      const bool gpu = impl.device == Device::gpu;
-      std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
-      std::replace(device_name.begin(), device_name.end(), ',', ' ');
-      file << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind << ","
-           << std::setprecision(6) << row.result.seconds << ","
-           << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
-           << device_name << "," << date << "," << commit << "\n";
-      file << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
-           << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
-           << "," << commit << "\n";
-    }
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << csv_path << "'\n";
-      status = kExitFailure;
-    }
+    append_csv_rows = [&] {
+      std::ostringstream lines;
+      const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
+      for (const EndToEndRow& row : rows) {
+        const Implementation& impl = *row.implementation;
+        const bool gpu = impl.device == Device::gpu;
+        std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
+        std::replace(device_name.begin(), device_name.end(), ',', ' ');
+        lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind
+              << "," << std::setprecision(6) << row.result.seconds << ","
+              << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
+              << device_name << "," << date << "," << commit << "\n";
+        lines << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
+              << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
+              << "," << commit << "\n";
+      }
+      append_measurement_rows(csv_path, lines.str(), OutputOptions("--csv", nullptr));
+    };
   }
+  int status = write_reports(program_name, markdown_path, header + table.str(), append_csv_rows);
   if (!std::cout) status = kExitFailure;
   return status;
 }
@@ -315,6 +318,21 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     return refused_for_gpu > 0 ? kExitNoGpu : kExitUsage;
   }
 
+  // Every file the run writes is checked before anything is measured: a FIFO, a directory, a
+  // missing directory, two flags naming one file, the room (output_file.hpp).
+  std::vector<PlannedOutput> outputs;
+  if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
+  if (!csv_path.empty()) outputs.push_back({csv_path, "--csv", measurement_file_bytes(csv_path)});
+  if (!end_to_end.empty()) {
+    outputs.push_back({end_to_end_output(end_to_end), "--end-to-end", output_file_bytes(params)});
+  }
+  try {
+    check_outputs(outputs);
+  } catch (const std::exception& error) {
+    std::cerr << program_name << ": error: " << error.what() << "\n";
+    return kExitFailure;
+  }
+
   const std::string date = gs::today_utc();
   std::ostringstream header;
   header << "Gray-Scott benchmark, " << params.rows << " x " << params.cols << ", " << params.frames
@@ -393,24 +411,12 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
         << " s) and extrapolated to the full run.\n";
   std::cout << table.str() << std::flush;
 
-  int status = kExitSuccess;
-  if (!markdown_path.empty()) {
-    std::ofstream file(markdown_path);
-    file << header.str() << table.str();
-    file.flush();
-    if (!file) {
-      std::cerr << program_name << ": error: cannot write '" << markdown_path << "'\n";
-      status = kExitFailure;
-    }
-  }
+  std::function<void()> append_csv_rows;
   if (!csv_path.empty()) {
-    try {
-      append_csv(csv_path, rows, params, date, commit);
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      status = kExitFailure;
-    }
+    append_csv_rows = [&] { append_csv(csv_path, rows, params, date, commit); };
   }
+  int status =
+      write_reports(program_name, markdown_path, header.str() + table.str(), append_csv_rows);
   if (!std::cout) {
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;

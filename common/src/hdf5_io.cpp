@@ -1,34 +1,27 @@
-// HDF5 output and input through the C API. Every HDF5 handle is owned by a Handle that closes it
-// with the right H5*close; every HDF5 return code is checked; HDF5's own error printing is turned
-// off so that the user sees one message that says what failed and where. The writer and the
-// reader share one table of attributes (kAttributes), so a name or a type is spelled once.
+// HDF5 output and input through the C API; the files are written through gs::OutputFile
+// (output_file.cpp), which owns the temporary file, the checks and the commit sequence. Every HDF5
+// handle is owned by a Handle that closes it with the right H5*close; every HDF5 return code is
+// checked; HDF5's own error printing is turned off so that the user sees one message that says what
+// failed and where. The writer and the reader share one table of attributes (kAttributes), so a
+// name or a type is spelled once.
 #include "gs/hdf5_io.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <utility>
 
-#include "gs/interrupt.hpp"
 #include "gs/report.hpp"
 
 namespace gs {
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -77,6 +70,8 @@ class Handle {
   ~Handle() { close(); }
 
   hid_t get() const noexcept { return id_; }
+  // Gives the identifier up without closing it.
+  hid_t release() noexcept { return std::exchange(id_, kInvalid); }
   // Closes now; true when HDF5 reported success (or nothing was open).
   bool close() noexcept {
     if (id_ < 0) return true;
@@ -278,236 +273,33 @@ void read_attribute(hid_t dataset, const AttributeField& field, OutputInfo& info
 }
 
 // ---------------------------------------------------------------------------------------------
-// The output's target: what -o names, through its symbolic links
+// The temporary file, created by HDF5
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-struct OutputTarget {
-  fs::path path;        // the file to replace: -o itself, or where its symbolic links lead
-  bool exists = false;  // a regular file is there (replaced on commit)
-  struct stat status {};
-};
-
-// Follows @p given through its symbolic links (as open() would, at most 40) and refuses anything
-// but a regular file or a name that does not exist yet: renaming over a device node, a FIFO or a
-// socket would replace it (as root, /dev/null), and a directory cannot be replaced.
-OutputTarget resolve_output(const std::string& given) {
-  OutputTarget target;
-  target.path = fs::path(given);
-  for (int links = 0;; ++links) {
-    const std::string name = target.path.filename().string();
-    if (name.size() > kMaxFileNameBytes) {
-      throw OutputError(
-          "cannot write " + in_quotes(given) + ": the file name " +
-          (target.path.string() == given ? std::string() : in_quotes(target.path.string()) + " ") +
-          "is " + std::to_string(name.size()) + " bytes long; the limit is " +
-          std::to_string(kMaxFileNameBytes) + " (NAME_MAX)");
-    }
-    struct stat status {};
-    if (::lstat(target.path.c_str(), &status) != 0) {
-      const int error = errno;
-      if (error == ENOENT) return target;  // a new file; its directory is checked next
-      throw OutputError("cannot examine output path " + in_quotes(target.path.string()) +
-                        reason_of(error));
-    }
-    if (S_ISLNK(status.st_mode)) {
-      if (links == 40) {
-        throw OutputError("output path " + in_quotes(given) +
-                          " is a chain of more than 40 symbolic links (a loop?)");
-      }
-      std::error_code error;
-      const fs::path next = fs::read_symlink(target.path, error);
-      if (error) {
-        throw OutputError("cannot read the symbolic link " + in_quotes(target.path.string()) +
-                          ": " + error.message());
-      }
-      target.path = next.is_absolute() ? next : target.path.parent_path() / next;
-      continue;
-    }
-    const std::string described =
-        target.path.string() == given
-            ? in_quotes(given)
-            : in_quotes(given) + " (a symbolic link to " + in_quotes(target.path.string()) + ")";
-    if (S_ISDIR(status.st_mode)) {
-      throw OutputError("output path " + described + " is a directory; give a file name with -o");
-    }
-    if (!S_ISREG(status.st_mode)) {
-      throw OutputError("refusing to write " + described + ": it is " + kind_of(status.st_mode) +
-                        "; -o must name a regular file or a new one (the output is written "
-                        "beside it and renamed over it, which would replace it)");
-    }
-    target.exists = true;
-    target.status = status;
-    return target;
+// OutputFile's way to create the temporary file of an HDF5 file: HDF5 creates it itself,
+// exclusively (H5F_ACC_EXCL opens with O_CREAT | O_EXCL, which neither truncates nor follows
+// anything already there). Not a file we create and HDF5 then truncates (H5F_ACC_TRUNC): a file
+// truncated to zero is one that ext4's auto_da_alloc flushes as it is closed, which cost the
+// official run 4 s of its 2.5 s of writing (docs/BENCHMARKS.md, "Measured again"). Returns our
+// own descriptor of that very file, a duplicate of the one HDF5 opened (never a second lookup of
+// the name, which another user of the directory could have replaced meanwhile), and leaves the
+// HDF5 file in @p file.
+int create_hdf5_file(const std::string& temporary, Handle& file) {
+  errno = 0;
+  const hid_t id = H5Fcreate(temporary.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+  if (id < 0) return -1;  // errno as HDF5's open() left it; OutputFile looks at the name too
+  file = Handle(id, H5Fclose);
+  void* hdf5_descriptor = nullptr;
+  int descriptor = -1;
+  if (H5Fget_vfd_handle(id, H5P_DEFAULT, &hdf5_descriptor) >= 0 && hdf5_descriptor != nullptr) {
+    descriptor = ::fcntl(*static_cast<int*>(hdf5_descriptor), F_DUPFD_CLOEXEC, 0);
   }
-}
-
-fs::path directory_of(const fs::path& path) {
-  return path.has_parent_path() ? path.parent_path() : fs::path(".");
-}
-
-void check_target(const std::string& given, const OutputTarget& target, std::int64_t bytes) {
-  const std::string name = target.path.filename().string();  // at most NAME_MAX: resolved
-  if (name.empty() || name == "." || name == "..") {
-    throw OutputError("output path " + in_quotes(given) +
-                      " names no file; give a file name with -o");
-  }
-  const fs::path directory = directory_of(target.path);
-  struct stat status {};
-  if (::stat(directory.c_str(), &status) != 0) {
-    const int error = errno;
-    throw OutputError("cannot write " + in_quotes(given) + ": directory " +
-                      in_quotes(directory.string()) +
-                      (error == ENOENT ? std::string(" does not exist") : reason_of(error)));
-  }
-  if (!S_ISDIR(status.st_mode)) {
-    throw OutputError("cannot write " + in_quotes(given) + ": " + in_quotes(directory.string()) +
-                      " is not a directory");
-  }
-  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
-    const int error = errno;
-    throw OutputError("cannot write " + in_quotes(given) + ": directory " +
-                      in_quotes(directory.string()) + " is not writable" + reason_of(error));
-  }
-  struct statvfs file_system {};
-  if (::statvfs(directory.c_str(), &file_system) == 0) {
-    const auto free_bytes = static_cast<long double>(file_system.f_bavail) * file_system.f_frsize;
-    if (free_bytes < static_cast<long double>(bytes)) {
-      throw OutputError("not enough space for " + in_quotes(given) + ": the run writes " +
-                        si(static_cast<double>(bytes), "B") + ", " +
-                        si(static_cast<double>(free_bytes), "B") + " free in " +
-                        in_quotes(directory.string()) +
-                        " (use --no-output, fewer frames, or another -o)");
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Temporary names: <base>.partial-<host>-<pid>-<unique>
-
-constexpr std::size_t kHostChars = 32;
-constexpr std::size_t kPidChars = 10;
-constexpr std::size_t kUniqueChars = 8;
-constexpr char kPartialMark[] = ".partial-";
-// The longest suffix: ".partial-" host "-" pid "-" unique.
-constexpr std::size_t kSuffixBudget =
-    (sizeof kPartialMark - 1) + kHostChars + 1 + kPidChars + 1 + kUniqueChars;
-static_assert(kSuffixBudget < kMaxFileNameBytes, "the suffix must leave room for a base name");
-
-// This host's name, restricted to letters, digits, '.', '-' and '_' and shortened, as it appears in
-// temporary names (another host's temporary on a shared file system is never reported stale).
-std::string host_part() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown-host";
-  std::string host;
-  for (const char* c = name; *c != '\0' && host.size() < kHostChars; ++c) {
-    const bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                       (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_';
-    host += plain ? *c : '_';
-  }
-  return host;
-}
-
-std::string random_unique_part() {
-  std::random_device device;
-  char text[kUniqueChars + 1];
-  std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(device()));
-  return text;
-}
-
-// The start every temporary name of output file @p name has: the name itself, shortened (at a
-// UTF-8 character boundary) so that the whole temporary name fits NAME_MAX, then ".partial-".
-std::string partial_prefix(const std::string& name) {
-  std::size_t keep = std::min(name.size(), kMaxFileNameBytes - kSuffixBudget);
-  // Do not cut a multi-byte UTF-8 character: back up over continuation bytes (10xxxxxx).
-  while (keep > 0 && keep < name.size() &&
-         (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) {
-    --keep;
-  }
-  return name.substr(0, keep) + kPartialMark;
-}
-
-bool process_is_alive(long pid) {
-  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
-std::string shell_quoted(const std::string& text) {
-  std::string quoted_text = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      quoted_text += "'\\''";
-    } else {
-      quoted_text += c;
-    }
-  }
-  return quoted_text + "'";
-}
-
-std::vector<StalePartial> stale_partials_of(const fs::path& target) {
-  std::vector<StalePartial> stale;
-  const std::string prefix = partial_prefix(target.filename().string());
-  const std::string host = host_part();
-  const fs::path directory = directory_of(target);
-  DIR* listing = ::opendir(directory.c_str());
-  if (listing == nullptr) return stale;
-  while (const dirent* entry = ::readdir(listing)) {
-    const std::string name = entry->d_name;
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    // What follows the prefix is host-pid-unique; the host may itself contain '-'.
-    const std::string rest = name.substr(prefix.size());
-    const std::size_t unique_dash = rest.rfind('-');
-    if (unique_dash == std::string::npos || unique_dash == 0) continue;
-    const std::size_t pid_dash = rest.rfind('-', unique_dash - 1);
-    if (pid_dash == std::string::npos) continue;
-    const std::string pid_text = rest.substr(pid_dash + 1, unique_dash - pid_dash - 1);
-    if (pid_text.empty() || pid_text.size() > kPidChars ||
-        pid_text.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
-    }
-    if (rest.substr(0, pid_dash) != host) continue;  // another host: cannot tell, say nothing
-    const long pid = std::stol(pid_text);
-    if (pid == ::getpid() || process_is_alive(pid)) continue;
-    const fs::path path = directory / name;
-    struct stat status {};
-    if (::lstat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) continue;
-    stale.push_back({path.string(), pid, static_cast<std::int64_t>(status.st_size)});
-  }
-  ::closedir(listing);
-  return stale;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Flushing to the disk
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// fsync of the directory that holds @p path: makes the rename itself durable. A file system
-// that cannot flush a directory says EINVAL; nothing more can be done there.
-void flush_directory_of(const fs::path& path) {
-  const fs::path directory = directory_of(path);
-  const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (descriptor < 0) {
     const int error = errno;
-    throw OutputError("'" + path.string() + "' is complete, but its directory could not be " +
-                      "opened to flush the rename to the disk" + reason_of(error));
+    file.close();
+    ::unlink(temporary.c_str());  // ours: just created
+    throw OutputError("cannot keep a descriptor of " + in_quotes(temporary) + reason_of(error));
   }
-  const int status = ::fsync(descriptor);
-  const int error = errno;
-  ::close(descriptor);
-  if (status != 0 && error != EINVAL) {
-    throw OutputError("'" + path.string() + "' is complete, but flushing its directory to the " +
-                      "disk failed" + reason_of(error) + "; after a crash it may be missing");
-  }
+  return descriptor;
 }
 
 }  // namespace
@@ -533,35 +325,6 @@ std::int64_t output_file_bytes(const Params& params) {
   return data + metadata;
 }
 
-void check_output_path(const std::string& path, std::int64_t bytes) {
-  check_target(path, resolve_output(path), bytes);
-}
-
-std::vector<StalePartial> find_stale_partials(const std::string& path) {
-  try {
-    return stale_partials_of(resolve_output(path).path);
-  } catch (const OutputError&) {
-    return {};  // an output that is refused has no temporaries worth naming
-  }
-}
-
-void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial>& stale) {
-  if (stale.empty()) return;
-  std::ostringstream text;
-  text << "warning: " << stale.size()
-       << " temporary file(s) of this output were left by runs that did not finish (their "
-          "processes on this host are gone: killed by SIGKILL, a crash or a power loss). They are "
-          "incomplete; this run does not touch them:\n";
-  std::string command = "rm --";
-  for (const StalePartial& partial : stale) {
-    text << "  " << partial.path << "  (" << si(static_cast<double>(partial.bytes), "B")
-         << ", process " << partial.pid << ")\n";
-    command += " " + shell_quoted(partial.path);
-  }
-  text << "Delete them with: " << command << "\n";
-  out << text.str() << std::flush;
-}
-
 // ---------------------------------------------------------------------------------------------
 // FrameWriter
 
@@ -576,7 +339,6 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
                          const std::string& implementation, FrameWriterOptions options)
     : path_(path),
       hdf5_(std::make_unique<Hdf5>()),
-      on_commit_step_(std::move(options.on_commit_step)),
       rows_(params.rows),
       cols_(params.cols),
       frames_(params.frames) {
@@ -595,82 +357,17 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
     throw OutputError("cannot write " + std::to_string(frames_) + " frames of " +
                       std::to_string(rows_) + " x " + std::to_string(cols_) + " cells");
   }
-  const OutputTarget target = resolve_output(path);
-  check_target(path, target, output_file_bytes(params));
-  target_path_ = target.path.string();
-  if (options.warnings != nullptr) {
-    warn_about_stale_partials(*options.warnings, stale_partials_of(target.path));
+  options.bytes = output_file_bytes(params);
+  if (options.room_hint.empty()) {
+    options.room_hint = "use --no-output, fewer frames, or another " + options.flag;
   }
-
-  // The temporary file: HDF5 creates it exclusively (H5F_ACC_EXCL opens with O_CREAT | O_EXCL)
-  // under a name of our own. O_EXCL fails if anything exists under that name (another run's file,
-  // a link planted there), so no other file is ever truncated, and neither is this one: a file
-  // truncated to zero (as H5F_ACC_TRUNC would do to a file created beforehand) is one that ext4's
-  // auto_da_alloc flushes as it is closed, which cost the official run 4 s of its 2.5 s of writing
-  // (docs/BENCHMARKS.md, "Measured again").
-  const std::string stem = partial_prefix(target.path.filename().string()) + host_part() + "-" +
-                           std::to_string(::getpid()) + "-";
-  const std::function<std::string()> unique_part =
-      options.unique_part ? options.unique_part : random_unique_part;
-  constexpr int kAttempts = 16;
-  int error = 0;
-  bool name_taken = false;
-  hid_t file = -1;
-  for (int attempt = 0; attempt < kAttempts && file < 0; ++attempt) {
-    const std::string unique = unique_part().substr(0, kUniqueChars);
-    temporary_path_ = (directory_of(target.path) / (stem + unique)).string();
-    errno = 0;
-    file = H5Fcreate(temporary_path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    error = errno;
-    struct stat existing {};
-    name_taken = file < 0 && ::lstat(temporary_path_.c_str(), &existing) == 0;
-    if (file < 0 && !name_taken) break;
-  }
-  if (file < 0) {
-    throw OutputError("cannot create the temporary file " + in_quotes(temporary_path_) + " for " +
-                      in_quotes(path) +
-                      (name_taken ? std::string(": a file of that name already exists "
-                                                "(another run writing the same output?)")
-                                  : reason_of(error)));
-  }
-  hdf5_->file = take(file, H5Fclose, "cannot create HDF5 file " + in_quotes(temporary_path_));
-  owns_temporary_ = true;
-  // Our own descriptor of that very file, for fchmod and fsync: a duplicate of the one HDF5
-  // opened, never a second lookup of the name (which another user of the directory could have
-  // replaced meanwhile).
-  void* hdf5_descriptor = nullptr;
-  if (H5Fget_vfd_handle(hdf5_->file.get(), H5P_DEFAULT, &hdf5_descriptor) < 0 ||
-      hdf5_descriptor == nullptr ||
-      (descriptor_ = ::fcntl(*static_cast<int*>(hdf5_descriptor), F_DUPFD_CLOEXEC, 0)) < 0) {
-    const int dup_error = errno;
-    abandon();
-    throw OutputError("cannot keep a descriptor of " + in_quotes(temporary_path_) +
-                      reason_of(dup_error));
-  }
+  file_ = std::make_unique<OutputFile>(path, std::move(options), [this](const std::string& name) {
+    return create_hdf5_file(name, hdf5_->file);
+  });
   written_.assign(static_cast<std::size_t>(frames_), false);
-  // A second signal deletes this file before the immediate exit (interrupt.hpp). The name is
-  // made absolute so that it stays right whatever the working directory becomes.
-  std::error_code no_error;
-  registered_partial_ = fs::absolute(temporary_path_, no_error).string();
-  set_partial_output(registered_partial_);
+  const std::string& temporary = file_->temporary_path();
   try {
-    if (target.exists) {
-      // Replacing a file keeps its permission bits, and its owner and group where we may set
-      // them (fchown first: it can clear set-id bits that fchmod restores). Until commit() the
-      // temporary file is never more open than the target (a 0600 file's data is not readable by
-      // others meanwhile), but stays writable by us; commit() gives it the exact bits.
-      if (target.status.st_uid != ::geteuid() || target.status.st_gid != ::getegid()) {
-        const int ignored = ::fchown(descriptor_, target.status.st_uid, target.status.st_gid);
-        (void)ignored;  // not permitted for an ordinary user: the file becomes theirs
-      }
-      final_mode_ = static_cast<int>(target.status.st_mode & 07777);
-      if (::fchmod(descriptor_, (target.status.st_mode & 0777) | S_IRUSR | S_IWUSR) != 0) {
-        const int chmod_error = errno;
-        throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
-                          in_quotes(target_path_) + reason_of(chmod_error));
-      }
-    }
-    const std::string in_file = " in " + in_quotes(temporary_path_);
+    const std::string in_file = " in " + in_quotes(temporary);
     const std::string dataset_error =
         "cannot create dataset '" + std::string(kDatasetName) + "'" + in_file;
     const hsize_t dims[3] = {static_cast<hsize_t>(frames_), static_cast<hsize_t>(rows_),
@@ -687,8 +384,7 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
                         H5P_DEFAULT, create_properties.get(), H5P_DEFAULT),
              H5Dclose, dataset_error);
     for (const AttributeField& field : kAttributes) {
-      write_attribute(hdf5_->dataset.get(), field, params, implementation,
-                      in_quotes(temporary_path_));
+      write_attribute(hdf5_->dataset.get(), field, params, implementation, in_quotes(temporary));
     }
   } catch (...) {
     abandon();
@@ -698,7 +394,6 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
 
 FrameWriter::~FrameWriter() {
   if (!committed_) abandon();
-  if (descriptor_ >= 0) ::close(descriptor_);
 }
 
 void FrameWriter::abandon() noexcept {
@@ -706,23 +401,7 @@ void FrameWriter::abandon() noexcept {
   hdf5_->memory_space.close();
   hdf5_->file_space.close();
   hdf5_->file.close();
-  if (descriptor_ >= 0) {
-    ::close(descriptor_);
-    descriptor_ = -1;
-  }
-  if (owns_temporary_) {
-    ::unlink(temporary_path_.c_str());
-    owns_temporary_ = false;
-  }
-  forget_partial();
-}
-
-void FrameWriter::forget_partial() noexcept {
-  // Only if the name is still ours (several writers may exist, e.g. in tests).
-  if (!registered_partial_.empty() && partial_output() == registered_partial_) {
-    set_partial_output("");
-  }
-  registered_partial_.clear();
+  if (file_) file_->abandon();
 }
 
 void FrameWriter::write_frame(int index, const float* v) {
@@ -731,22 +410,22 @@ void FrameWriter::write_frame(int index, const float* v) {
     throw OutputError("frame index " + std::to_string(index) + " is outside [0, " +
                       std::to_string(frames_) + ")");
   }
+  const std::string& temporary = file_->temporary_path();
   if (committed_ || hdf5_->dataset.get() < 0) {
     throw OutputError("frame " + std::to_string(index) + " written to a closed file " +
-                      in_quotes(temporary_path_));
+                      in_quotes(temporary));
   }
   const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
   const hsize_t count[3] = {1, static_cast<hsize_t>(rows_), static_cast<hsize_t>(cols_)};
   check(
       H5Sselect_hyperslab(hdf5_->file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-      "cannot select frame " + std::to_string(index) + " in " + in_quotes(temporary_path_));
+      "cannot select frame " + std::to_string(index) + " in " + in_quotes(temporary));
   errno = 0;
   const herr_t status = H5Dwrite(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, hdf5_->memory_space.get(),
                                  hdf5_->file_space.get(), H5P_DEFAULT, v);
   if (status < 0) {
-    throw OutputError("writing frame " + std::to_string(index) + " to " +
-                      in_quotes(temporary_path_) + " failed" + reason_of(errno) +
-                      "; is the disk full?");
+    throw OutputError("writing frame " + std::to_string(index) + " to " + in_quotes(temporary) +
+                      " failed" + reason_of(errno) + "; is the disk full?");
   }
   if (!written_[static_cast<std::size_t>(index)]) {
     written_[static_cast<std::size_t>(index)] = true;
@@ -762,57 +441,19 @@ void FrameWriter::commit(bool flush_to_disk) {
     throw OutputError("only " + std::to_string(frames_written_) + " of " + std::to_string(frames_) +
                       " frames were written; '" + path_ + "' was not created");
   }
-  const auto step = [this](const char* name) {
-    if (on_commit_step_) on_commit_step_(name);
-  };
   errno = 0;
   bool closed = hdf5_->dataset.close();
   closed = hdf5_->memory_space.close() && closed;
   closed = hdf5_->file_space.close() && closed;
   closed = hdf5_->file.close() && closed;  // writes HDF5's metadata
   if (!closed) {
-    throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(errno) +
-                      "; is the disk full?");
+    throw OutputError("closing " + in_quotes(file_->temporary_path()) + " failed" +
+                      reason_of(errno) + "; is the disk full?");
   }
-  // The data must be on the disk before the final name points at it: after a crash or a power
-  // loss the final name then holds either the old file or the complete new one. fsync through
-  // the descriptor we created the file with flushes that very file, whatever its name is now.
-  flush_seconds_ = 0.0;
-  if (flush_to_disk) {
-    step("fsync file");
-    const auto start = std::chrono::steady_clock::now();
-    if (::fsync(descriptor_) != 0) {
-      const int error = errno;
-      throw OutputError("flushing " + in_quotes(temporary_path_) + " to the disk failed" +
-                        reason_of(error) + "; " + in_quotes(path_) + " was not created");
-    }
-    flush_seconds_ += seconds_since(start);
-  }
-  if (final_mode_ >= 0 && ::fchmod(descriptor_, static_cast<mode_t>(final_mode_)) != 0) {
-    const int error = errno;
-    throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
-                      in_quotes(target_path_) + reason_of(error));
-  }
-  const int descriptor = std::exchange(descriptor_, -1);
-  if (::close(descriptor) != 0) {
-    const int error = errno;
-    throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(error));
-  }
-  step("rename");
-  if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
-    const int error = errno;
-    throw OutputError("cannot rename " + in_quotes(temporary_path_) + " to " +
-                      in_quotes(target_path_) + reason_of(error));
-  }
-  owns_temporary_ = false;
+  // Then the common sequence: fsync (through our duplicate of HDF5's descriptor), the replaced
+  // file's permission bits, rename over the target, fsync of the directory.
+  file_->commit(flush_to_disk);
   committed_ = true;
-  forget_partial();
-  if (flush_to_disk) {
-    step("fsync directory");
-    const auto start = std::chrono::steady_clock::now();
-    flush_directory_of(target_path_);
-    flush_seconds_ += seconds_since(start);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -971,47 +612,24 @@ std::string dataset_file_read_text(hid_t object, const std::string& name) {
   return value;
 }
 
-void dataset_file_fsync(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const std::string reason = reason_of(errno);
-    if (fd >= 0) ::close(fd);
-    if (directory) return;  // the file itself is flushed; nothing more can be done
-    throw OutputError("flushing '" + path + "' to the disk failed" + reason);
-  }
-  ::close(fd);
-}
-
 }  // namespace
 
-DatasetWriter::DatasetWriter(const std::string& path)
-    : path_(path), temporary_path_(path + ".partial-" + std::to_string(::getpid())) {
+DatasetWriter::DatasetWriter(const std::string& path, OutputOptions options) {
   prepare_hdf5();
-  errno = 0;
-  // Exclusively (O_CREAT | O_EXCL): nothing already under that name, a link planted there
-  // included, is followed or truncated.
-  file_ = H5Fcreate(temporary_path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-  if (file_ < 0) {
-    const std::string reason = reason_of(errno);
-    struct stat existing {};
-    if (::lstat(temporary_path_.c_str(), &existing) == 0) {
-      throw OutputError("cannot create '" + temporary_path_ +
-                        "': something of that name already exists (delete it if no run is "
-                        "writing it)");
-    }
-    throw OutputError("cannot create '" + temporary_path_ + "'" + reason);
-  }
+  Handle created;
+  file_ = std::make_unique<OutputFile>(
+      path, std::move(options),
+      [&created](const std::string& name) { return create_hdf5_file(name, created); });
+  hdf5_file_ = created.release();
 }
 
 DatasetWriter::~DatasetWriter() {
-  if (committed_) return;
-  close_file();
-  std::remove(temporary_path_.c_str());
+  close_file();  // then file_ deletes the temporary file, unless it was committed
 }
 
 void DatasetWriter::close_file() noexcept {
-  if (file_ >= 0) H5Fclose(file_);
-  file_ = -1;
+  if (hdf5_file_ >= 0) H5Fclose(hdf5_file_);
+  hdf5_file_ = -1;
 }
 
 void DatasetWriter::write(const std::string& name, const std::vector<std::int64_t>& shape,
@@ -1029,7 +647,8 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
                                   std::int64_t file_type, std::int64_t memory_type,
                                   std::size_t value_size, const void* values,
                                   const std::string& description) {
-  if (file_ < 0) throw OutputError("'" + temporary_path_ + "' is closed");
+  const std::string& temporary = file_->temporary_path();
+  if (hdf5_file_ < 0) throw OutputError("'" + temporary + "' is closed");
   if (shape.empty()) throw OutputError("dataset '" + name + "' needs at least one dimension");
   std::vector<hsize_t> dims;
   std::int64_t count = 1;
@@ -1052,11 +671,11 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
     H5Pset_fill_time(properties, H5D_FILL_TIME_NEVER);
   }
   const hid_t dataset =
-      H5Dcreate2(file_, name.c_str(), file_type, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+      H5Dcreate2(hdf5_file_, name.c_str(), file_type, space, H5P_DEFAULT, properties, H5P_DEFAULT);
   H5Pclose(properties);
   H5Sclose(space);
   if (dataset < 0) {
-    throw OutputError("cannot create dataset '" + name + "' in '" + temporary_path_ + "'");
+    throw OutputError("cannot create dataset '" + name + "' in '" + temporary + "'");
   }
   errno = 0;
   bool ok = H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0;
@@ -1070,46 +689,34 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
   }
   H5Dclose(dataset);
   if (!ok) {
-    throw OutputError("writing dataset '" + name + "' to '" + temporary_path_ + "' failed" +
-                      reason + "; is the disk full?");
+    throw OutputError("writing dataset '" + name + "' to '" + temporary + "' failed" + reason +
+                      "; is the disk full?");
   }
   bytes_written_ += count * static_cast<std::int64_t>(value_size);
 }
 
 void DatasetWriter::set_number(const std::string& name, double value) {
-  dataset_file_attribute(file_, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+  dataset_file_attribute(hdf5_file_, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 
 void DatasetWriter::set_integer(const std::string& name, std::int64_t value) {
-  dataset_file_attribute(file_, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+  dataset_file_attribute(hdf5_file_, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
 void DatasetWriter::set_text(const std::string& name, const std::string& value) {
-  dataset_file_text_attribute(file_, name, value);
+  dataset_file_text_attribute(hdf5_file_, name, value);
 }
 
 void DatasetWriter::commit(bool flush_to_disk) {
-  if (committed_) return;
+  if (file_->committed()) return;
   errno = 0;
-  const bool closed = H5Fclose(file_) >= 0;
-  file_ = -1;
+  const bool closed = hdf5_file_ >= 0 && H5Fclose(hdf5_file_) >= 0;
+  hdf5_file_ = -1;
   if (!closed) {
-    throw OutputError("closing '" + temporary_path_ + "' failed" + reason_of(errno) +
+    throw OutputError("closing '" + file_->temporary_path() + "' failed" + reason_of(errno) +
                       "; is the disk full?");
   }
-  // The data reaches the disk before the final name points at it (see FrameWriter::commit).
-  if (flush_to_disk) dataset_file_fsync(temporary_path_, false);
-  std::error_code error;
-  std::filesystem::rename(temporary_path_, path_, error);
-  if (error) {
-    throw OutputError("cannot rename '" + temporary_path_ + "' to '" + path_ +
-                      "': " + error.message());
-  }
-  if (flush_to_disk) {
-    const std::filesystem::path target(path_);
-    dataset_file_fsync(target.has_parent_path() ? target.parent_path().string() : ".", true);
-  }
-  committed_ = true;
+  file_->commit(flush_to_disk);  // fsync, permissions, rename, fsync of the directory
 }
 
 DatasetReader::DatasetReader(const std::string& path) : path_(path) {

@@ -1,5 +1,5 @@
 // Signals and batched advancing. The handler only stores the signal number (and deletes the
-// partial file: on a second signal, then exits; on the first one when asked): everything else
+// partial files: on a second signal, then exits; on the first one when asked): everything else
 // happens in the run's own checks.
 #include "gs/interrupt.hpp"
 
@@ -19,13 +19,31 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 volatile std::sig_atomic_t g_delete_at_first = 0;  // delete_partial_on_first_signal()
-char g_partial[4096] = {};  // written only outside the handler, while no signal is pending
+
+// The files a second signal deletes: a fixed set of slots the handler reads without allocating
+// or locking. A slot's state says whether its name may be read: a writer claims a free slot
+// (kFree -> kChanging), writes the name, then publishes it (kReady); removing goes back through
+// kChanging, so the handler never reads a name being written. std::atomic<int> is lock-free,
+// hence safe to use in a signal handler.
+enum SlotState : int { kFree = 0, kChanging = 1, kReady = 2 };
+struct PartialSlot {
+  std::atomic<int> state{kFree};
+  char path[4096] = {};
+};
+PartialSlot g_partials[kMaxPartialOutputs];
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
 extern "C" void on_signal(int signal_number) {
-  if (g_signal == 0 && g_delete_at_first != 0 && g_partial[0] != '\0') ::unlink(g_partial);
+  if (g_signal == 0 && g_delete_at_first != 0) {
+    for (PartialSlot& slot : g_partials) {
+      if (slot.state.load() == kReady) ::unlink(slot.path);
+    }
+  }
   if (g_signal != 0) {
     // The second signal: the user wants out now. unlink, write and _exit are async-signal-safe.
-    if (g_partial[0] != '\0') ::unlink(g_partial);
+    for (PartialSlot& slot : g_partials) {
+      if (slot.state.load() == kReady) ::unlink(slot.path);
+    }
     static const char message[] = "\nstopped at once by a second signal; partial output deleted\n";
     const ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
     (void)ignored;
@@ -58,7 +76,6 @@ InterruptGuard::~InterruptGuard() {
   if (--g_depth > 0) return;
   for (int i = 0; i < 3; ++i) sigaction(kCaught[i], &g_previous[i], nullptr);
   sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
-  g_partial[0] = '\0';
 }
 
 int pending_signal() {
@@ -72,25 +89,59 @@ void throw_if_interrupted(const std::string& when) {
   }
 }
 
-void set_partial_output(const std::string& path) {
-  // The handler reads g_partial: keep the caught signals out of this thread while it changes, so
-  // that a second signal never unlinks a half-written name. (A signal delivered to another thread
-  // meanwhile still could; the writer sets the name once, before the first frame.)
-  sigset_t caught;
-  sigemptyset(&caught);
-  for (const int signal_number : kCaught) sigaddset(&caught, signal_number);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &caught, &previous);
-  if (path.size() >= sizeof g_partial) {
-    g_partial[0] = '\0';
-  } else {
-    std::memcpy(g_partial, path.c_str(), path.size() + 1);
+namespace {
+
+// Keeps the caught signals out of this thread while a slot changes (a handler running here
+// would wait for nothing); a signal delivered to another thread meanwhile skips the slot.
+class CaughtSignalsBlocked {
+ public:
+  CaughtSignalsBlocked() {
+    sigset_t caught;
+    sigemptyset(&caught);
+    for (const int signal_number : kCaught) sigaddset(&caught, signal_number);
+    pthread_sigmask(SIG_BLOCK, &caught, &previous_);
   }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ~CaughtSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  CaughtSignalsBlocked(const CaughtSignalsBlocked&) = delete;
+  CaughtSignalsBlocked& operator=(const CaughtSignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+}  // namespace
+
+bool add_partial_output(const std::string& path) {
+  if (path.empty() || path.size() >= sizeof g_partials[0].path) return false;
+  const CaughtSignalsBlocked blocked;
+  for (PartialSlot& slot : g_partials) {
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kChanging)) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.state.store(kReady);
+    return true;
+  }
+  return false;
 }
 
-std::string partial_output() {
-  return std::string(g_partial);
+void remove_partial_output(const std::string& path) {
+  const CaughtSignalsBlocked blocked;
+  for (PartialSlot& slot : g_partials) {
+    if (slot.state.load() != kReady || path != slot.path) continue;
+    int expected = kReady;
+    if (!slot.state.compare_exchange_strong(expected, kChanging)) continue;
+    slot.path[0] = '\0';
+    slot.state.store(kFree);
+    return;
+  }
+}
+
+std::vector<std::string> partial_outputs() {
+  std::vector<std::string> paths;
+  for (const PartialSlot& slot : g_partials) {
+    if (slot.state.load() == kReady) paths.emplace_back(slot.path);
+  }
+  return paths;
 }
 
 void delete_partial_on_first_signal(bool enabled) {

@@ -2,8 +2,8 @@
 #include "gs/report.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -84,13 +84,24 @@ void print_report(std::ostream& out, const RunResult& result) {
   out << text.str();
 }
 
-std::ofstream open_measurement_csv(const std::string& path) {
-  std::error_code error;
-  const bool fresh =
-      !std::filesystem::exists(path, error) || std::filesystem::file_size(path, error) == 0;
-  std::ofstream file(path, std::ios::app);
-  if (fresh) file << kMeasurementColumns << "\n";
-  return file;
+void append_measurement_rows(const std::string& path, const std::string& rows,
+                             const OutputOptions& options) {
+  append_to_output_file(path, std::string(kMeasurementColumns) + "\n", rows, options);
+}
+
+std::int64_t measurement_file_bytes(const std::string& path) {
+  constexpr std::int64_t kRowsAllowance = 64 * 1024;  // rows are about 150 bytes each
+  return appended_file_bytes(path, kRowsAllowance);
+}
+
+std::int64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      return std::strtoll(line.c_str() + 13, nullptr, 10) * 1024;
+    }
+  }
+  return -1;
 }
 
 std::string cpu_model() {

@@ -33,10 +33,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -46,6 +46,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
+#include "gs/output_file.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
 
@@ -203,9 +204,18 @@ class Pipeline {
     result_.params = params_;
     const Clock::time_point start = Clock::now();
 
+    // Both files of the run are checked before any work: what they name, that they are not one
+    // file, the room (common/'s output mechanism, gs/output_file.hpp).
+    std::vector<gs::PlannedOutput> outputs;
     if (options_.write_output) {
-      gs::check_output_path(params_.output, params_.output_bytes());
-      writer_ = std::make_unique<gs::FrameWriter>(params_.output, params_, implementation_.name);
+      outputs.push_back({params_.output, "-o", gs::output_file_bytes(params_)});
+    }
+    if (!settings_.timeline.empty()) outputs.push_back({settings_.timeline, "--timeline", 0});
+    gs::check_outputs(outputs);
+    if (options_.write_output) {
+      // check_outputs() warned about temporary files left by killed runs: the writer need not.
+      writer_ = std::make_unique<gs::FrameWriter>(params_.output, params_, implementation_.name,
+                                                  gs::FrameWriterOptions("-o", nullptr));
     }
     stepper_ = implementation_.create();
     stepper_->load(gs::initial_state(params_.rows, params_.cols), params_.rates);
@@ -472,14 +482,14 @@ class Pipeline {
 #endif
 
   void write_timeline() const {
-    std::ofstream file(settings_.timeline);
-    file << "lane,frame,start_s,end_s\n" << std::setprecision(9);
+    std::ostringstream text;
+    text << "lane,frame,start_s,end_s\n" << std::setprecision(9);
     for (const Interval& interval : timeline_) {
-      file << interval.lane << "," << interval.frame << "," << interval.start << "," << interval.end
+      text << interval.lane << "," << interval.frame << "," << interval.start << "," << interval.end
            << "\n";
     }
-    file.flush();
-    if (!file) throw gs::OutputError("cannot write the timeline '" + settings_.timeline + "'");
+    gs::write_output_file(settings_.timeline, text.str(), gs::OutputOptions("--timeline", nullptr),
+                          options_.fsync);
   }
 
   const gs::Implementation& implementation_;

@@ -42,7 +42,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -58,6 +57,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
+#include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
@@ -293,12 +293,11 @@ int conclude(const Verdict& agreed, int rank) {
 
 // The last resort, for a rank that fails inside a step every rank takes together (an exchange, a
 // gather), where the others may be waiting for it: no verdict can be agreed there, so it deletes
-// its partial output, if it writes one, and ends every rank through MPI_Abort (mpirun then ends
+// its partial outputs, if it writes any, and ends every rank through MPI_Abort (mpirun then ends
 // the others and says which rank aborted).
 [[noreturn]] void abort_every_rank(const std::string& message) {
   std::cerr << message << std::flush;
-  const std::string partial = gs::partial_output();
-  if (!partial.empty()) ::unlink(partial.c_str());
+  for (const std::string& partial : gs::partial_outputs()) ::unlink(partial.c_str());
   MPI_Abort(MPI_COMM_WORLD, gs::kExitFailure);
   std::abort();  // MPI_Abort does not return
 }
@@ -1052,6 +1051,13 @@ Verdict check_before_the_run(const Options& options, const std::vector<gs::Imple
       return stop_with(gs::kExitFailure, name + ": error: " + error.what() + "\n");
     }
   }
+  if (rank == 0 && options.mode == "benchmark" && !options.csv.empty()) {
+    try {  // the CSV the benchmark appends its row to
+      gs::check_outputs({{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096)}});
+    } catch (const std::exception& error) {
+      return stop_with(gs::kExitFailure, name + ": error: " + error.what() + "\n");
+    }
+  }
   return Verdict{};
 }
 
@@ -1149,20 +1155,21 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
             << std::fixed << std::setprecision(4) << single << " | " << together << " | "
             << std::setprecision(1) << 100.0 * efficiency << " % |\n";
   if (!options.csv.empty()) {
-    const bool fresh = !std::ifstream(options.csv).good();
-    std::ofstream file(options.csv, std::ios::app);
-    if (fresh) {
-      file << "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,"
-              "one_device_s,all_ranks_s,efficiency\n";
-    }
-    file << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
-         << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
-         << (transport == Transport::nccl     ? "nccl"
-             : transport == Transport::staged ? "staged"
-                                              : "host")
-         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
-    if (!file) {
-      std::cerr << "benchmark: error: cannot write '" << options.csv << "'\n";
+    // Appended through common/'s output mechanism: the old file stays whole if this fails.
+    std::ostringstream row;
+    row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
+        << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
+        << (transport == Transport::nccl     ? "nccl"
+            : transport == Transport::staged ? "staged"
+                                             : "host")
+        << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
+    try {
+      gs::append_to_output_file(options.csv,
+                                "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
+                                "halo,exchange,one_device_s,all_ranks_s,efficiency\n",
+                                row.str(), gs::OutputOptions("--csv", nullptr));
+    } catch (const gs::OutputError& error) {
+      std::cerr << "benchmark: error: " << error.what() << "\n";
       return gs::kExitFailure;
     }
   }

@@ -1,20 +1,15 @@
-// Lesson 09: the map of patterns (mosaic.hpp): tiles, axes, a colour bar, a bitmap font, libpng.
+// Lesson 09: the map of patterns (mosaic.hpp): tiles, axes, a colour bar, a bitmap font. The
+// program writes it as a PNG through common/'s output mechanism (gs/png_file.hpp).
 #include "mosaic.hpp"
 
-#include <png.h>
-
-#include <unistd.h>
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "gs/colormap.hpp"
-#include "gs/hdf5_io.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 namespace {
@@ -214,23 +209,48 @@ int text_width(const std::string& text, int scale) {
   return text.empty() ? 0 : static_cast<int>(text.size()) * kCellCols * scale - scale;
 }
 
-Image draw_mosaic(const float* v, int rows, int cols, const MosaicLayout& layout) {
-  constexpr int kScale = 2;  // font pixels are 2 x 2 pixels
-  constexpr int kPad = 16;
-  constexpr int kTick = 6;
-  constexpr int kLabelGap = 8;  // between a tick and its value: a tick must not read as a minus
-  constexpr int kBarWidth = 18;
-  const int char_height = kCellRows * kScale;
-  const int feeds = static_cast<int>(layout.feed.size());
-  const int kills = static_cast<int>(layout.kill.size());
-  const int tile_height = std::max(1, layout.tile_pixels);
-  const int tile_width =
-      std::max(1, static_cast<int>(std::lround(static_cast<double>(tile_height) * cols / rows)));
-  const int gap = std::max(1, tile_height / 32);
-  const int pitch_x = tile_width + gap;
-  const int pitch_y = tile_height + gap;
-  const int grid_width = kills * pitch_x - gap;
-  const int grid_height = feeds * pitch_y - gap;
+namespace {
+
+constexpr int kScale = 2;  // font pixels are 2 x 2 pixels
+constexpr int kPad = 16;
+constexpr int kTick = 6;
+constexpr int kLabelGap = 8;  // between a tick and its value: a tick must not read as a minus
+constexpr int kBarWidth = 18;
+constexpr int kCharHeight = kCellRows * kScale;
+
+// Where everything goes. The sizes are 64-bit so that the size of a picture too large to draw
+// can be told (and refused) before any work; drawing happens only once it fits libpng's limits.
+struct Plan {
+  int feeds = 0;
+  int kills = 0;
+  int tile_height = 0;
+  std::int64_t tile_width = 0;
+  int gap = 0;
+  std::int64_t pitch_x = 0;
+  std::int64_t pitch_y = 0;
+  std::int64_t grid_width = 0;
+  std::int64_t grid_height = 0;
+  std::vector<std::string> kill_labels;
+  std::vector<std::string> feed_labels;
+  std::string bar_labels[3];
+  std::int64_t left = 0;
+  std::int64_t top = 0;
+  std::int64_t width = 0;
+  std::int64_t height = 0;
+};
+
+Plan plan_mosaic(int rows, int cols, const MosaicLayout& layout) {
+  Plan plan;
+  plan.feeds = static_cast<int>(layout.feed.size());
+  plan.kills = static_cast<int>(layout.kill.size());
+  plan.tile_height = std::max(1, layout.tile_pixels);
+  plan.tile_width =
+      std::max<std::int64_t>(1, std::llround(static_cast<double>(plan.tile_height) * cols / rows));
+  plan.gap = std::max(1, plan.tile_height / 32);
+  plan.pitch_x = plan.tile_width + plan.gap;
+  plan.pitch_y = plan.tile_height + plan.gap;
+  plan.grid_width = plan.kills * plan.pitch_x - plan.gap;
+  plan.grid_height = plan.feeds * plan.pitch_y - plan.gap;
 
   // The labels: which tiles get one, and their text.
   auto labels = [&](const std::vector<double>& values, int stride) {
@@ -242,36 +262,68 @@ Image draw_mosaic(const float* v, int rows, int cols, const MosaicLayout& layout
     }
     return text;
   };
+  const auto as_pitch = [](std::int64_t pitch) {
+    return static_cast<int>(std::min<std::int64_t>(pitch, 1 << 30));
+  };
   const int sample_width = text_width(format_value(0.0, 1e-4), kScale);
-  const int kill_stride = label_stride(kills, sample_width + 2 * kCellCols * kScale, pitch_x);
-  const int feed_stride = label_stride(feeds, char_height + 6, pitch_y);
-  const std::vector<std::string> kill_labels = labels(layout.kill, kill_stride);
-  const std::vector<std::string> feed_labels = labels(layout.feed, feed_stride);
+  const int kill_stride =
+      label_stride(plan.kills, sample_width + 2 * kCellCols * kScale, as_pitch(plan.pitch_x));
+  const int feed_stride = label_stride(plan.feeds, kCharHeight + 6, as_pitch(plan.pitch_y));
+  plan.kill_labels = labels(layout.kill, kill_stride);
+  plan.feed_labels = labels(layout.feed, feed_stride);
   int feed_label_width = 0;
-  for (const std::string& text : feed_labels) {
+  for (const std::string& text : plan.feed_labels) {
     feed_label_width = std::max(feed_label_width, text_width(text, kScale));
   }
-  const std::string bar_labels[3] = {format_value(layout.vmin, 0.01),
-                                     format_value(0.5 * (layout.vmin + layout.vmax), 0.01),
-                                     format_value(layout.vmax, 0.01)};
+  plan.bar_labels[0] = format_value(layout.vmin, 0.01);
+  plan.bar_labels[1] = format_value(0.5 * (layout.vmin + layout.vmax), 0.01);
+  plan.bar_labels[2] = format_value(layout.vmax, 0.01);
   int bar_label_width = text_width("v", kScale);
-  for (const std::string& text : bar_labels) {
+  for (const std::string& text : plan.bar_labels) {
     bar_label_width = std::max(bar_label_width, text_width(text, kScale));
   }
 
-  const int left = kPad + char_height + kPad / 2 + feed_label_width + kLabelGap + kTick + 2;
+  plan.left = kPad + kCharHeight + kPad / 2 + feed_label_width + kLabelGap + kTick + 2;
   // Above the map: the title, then room for the colour bar's name.
-  const int top =
-      kPad + static_cast<int>(layout.title.size()) * (char_height + 4) + char_height + kPad;
-  const int bottom = kTick + 4 + char_height + 8 + char_height + kPad;
+  plan.top = kPad + static_cast<std::int64_t>(layout.title.size()) * (kCharHeight + 4) +
+             kCharHeight + kPad;
+  const int bottom = kTick + 4 + kCharHeight + 8 + kCharHeight + kPad;
   const int right = kPad + kBarWidth + kTick + kLabelGap + bar_label_width + kPad;
   int title_width = 0;
   for (const std::string& line : layout.title) {
     title_width = std::max(title_width, text_width(line, kScale));
   }
+  plan.width = std::max<std::int64_t>(plan.left + plan.grid_width + right, 2 * kPad + title_width);
+  plan.height = plan.top + plan.grid_height + bottom;
+  return plan;
+}
+
+}  // namespace
+
+MosaicSize mosaic_size(int rows, int cols, const MosaicLayout& layout) {
+  const Plan plan = plan_mosaic(rows, cols, layout);
+  return {plan.width, plan.height};
+}
+
+Image draw_mosaic(const float* v, int rows, int cols, const MosaicLayout& layout) {
+  const Plan plan = plan_mosaic(rows, cols, layout);
+  const int char_height = kCharHeight;
+  const int feeds = plan.feeds;
+  const int kills = plan.kills;
+  const int tile_height = plan.tile_height;
+  const int tile_width = static_cast<int>(plan.tile_width);
+  const int pitch_x = static_cast<int>(plan.pitch_x);
+  const int pitch_y = static_cast<int>(plan.pitch_y);
+  const int grid_width = static_cast<int>(plan.grid_width);
+  const int grid_height = static_cast<int>(plan.grid_height);
+  const std::vector<std::string>& kill_labels = plan.kill_labels;
+  const std::vector<std::string>& feed_labels = plan.feed_labels;
+  const std::string(&bar_labels)[3] = plan.bar_labels;
+  const int left = static_cast<int>(plan.left);
+  const int top = static_cast<int>(plan.top);
   Image image;
-  image.width = std::max(left + grid_width + right, 2 * kPad + title_width);
-  image.height = top + grid_height + bottom;
+  image.width = static_cast<int>(plan.width);
+  image.height = static_cast<int>(plan.height);
   image.rgb.assign(static_cast<std::size_t>(image.width) * image.height * 3, 255);
 
   for (std::size_t i = 0; i < layout.title.size(); ++i) {
@@ -335,44 +387,6 @@ Image draw_mosaic(const float* v, int rows, int cols, const MosaicLayout& layout
   draw_text(image, bar_x + kBarWidth / 2 - text_width("v", kScale) / 2, top - char_height - 8, "v",
             kScale);
   return image;
-}
-
-void write_png(const std::string& path, const Image& image, bool flush_to_disk) {
-  errno = 0;
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    throw gs::OutputError("cannot create '" + path + "'" +
-                          (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : ""));
-  }
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png != nullptr ? png_create_info_struct(png) : nullptr;
-  // libpng reports errors by longjmp back here; nothing between here and the writes needs a
-  // destructor.
-  if (png == nullptr || info == nullptr || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    std::fclose(file);
-    std::remove(path.c_str());
-    throw gs::OutputError("writing '" + path + "' failed (libpng); is the disk full?");
-  }
-  png_init_io(png, file);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
-               static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (int y = 0; y < image.height; ++y) {
-    png_write_row(png, image.rgb.data() + static_cast<std::size_t>(y) * image.width * 3);
-  }
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  errno = 0;
-  const bool flushed = std::fflush(file) == 0 && (!flush_to_disk || ::fsync(::fileno(file)) == 0);
-  const bool closed = std::fclose(file) == 0;
-  if (!flushed || !closed) {
-    std::remove(path.c_str());
-    throw gs::OutputError("writing '" + path + "' failed" +
-                          (errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : "") +
-                          "; is the disk full?");
-  }
 }
 
 }  // namespace GS_LESSON_NAMESPACE

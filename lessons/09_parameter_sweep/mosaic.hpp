@@ -1,9 +1,11 @@
 // Lesson 09: the map of patterns, the picture gs_sweep draws. One tile per member (its final v,
 // inferno colormap, one scale for every tile), laid out on the (F, k) axes: k grows to the
 // right, F grows upwards, as in Pearson's map; tick values and axis names in a small bitmap
-// font, a colour bar on the right. Read, not edited.
+// font, a colour bar on the right. The program writes it as a PNG (gs/png_file.hpp). Read, not
+// edited.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,13 +29,17 @@ struct Image {
 };
 
 // The map of `v`: feed.size() * kill.size() members of rows x cols cells, [member][row][col],
-// member m = (feed index) * kill.size() + (kill index).
+// member m = (feed index) * kill.size() + (kill index). Its size is mosaic_size()'s, which must fit
+// a PNG (gs::check_png_size()).
 Image draw_mosaic(const float* v, int rows, int cols, const MosaicLayout& layout);
 
-// Writes `image` as a PNG file at exactly `path` (the caller chooses a temporary name and renames
-// it once everything is written), flushed to the disk first if `flush_to_disk`. Throws
-// gs::OutputError.
-void write_png(const std::string& path, const Image& image, bool flush_to_disk);
+// The size in pixels draw_mosaic() gives the map, told without drawing it (64-bit: a map too large
+// for a PNG is refused before any work).
+struct MosaicSize {
+  std::int64_t width = 0;
+  std::int64_t height = 0;
+};
+MosaicSize mosaic_size(int rows, int cols, const MosaicLayout& layout);
 
 // The width in pixels of `text` drawn at `scale` by the picture's font (6 x 9 pixels a glyph).
 int text_width(const std::string& text, int scale);

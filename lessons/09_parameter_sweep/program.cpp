@@ -9,13 +9,12 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -31,7 +30,9 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
+#include "gs/output_file.hpp"
 #include "gs/params.hpp"
+#include "gs/png_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
@@ -251,17 +252,6 @@ std::string bytes(double count) {
   return gs::si(count, "B");
 }
 
-// Memory the host has for new allocations (MemAvailable), or -1 when unknown.
-std::int64_t host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string line; std::getline(meminfo, line);) {
-    if (line.rfind("MemAvailable:", 0) == 0) {
-      return std::strtoll(line.c_str() + 13, nullptr, 10) * 1024;
-    }
-  }
-  return -1;
-}
-
 // Refuses a batch that does not fit: in device memory (the GPU path's fields), and in host
 // memory (the CPU path's fields, and the copies of v the program keeps). Says how much it needs,
 // how much is free and how many members of this size would fit.
@@ -288,7 +278,7 @@ void check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols
   }
   const double host_per_member =
       cells * sizeof(float) * (host_copies_per_member + (gpu ? 0 : 4)) + 2 * sizeof(float);
-  const std::int64_t available = host_available_bytes();
+  const std::int64_t available = gs::host_available_bytes();
   if (available >= 0) refuse("host memory", host_per_member, static_cast<double>(available));
 }
 
@@ -374,33 +364,6 @@ std::string number_text(double value) {
   text << value;
   return text.str();
 }
-
-// A file written under a temporary name: removed by the destructor unless it was renamed.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::string& path)
-      : path_(path), temporary_(path + ".partial-" + std::to_string(::getpid())) {}
-  ~TemporaryFile() {
-    if (!renamed_) std::remove(temporary_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-  const std::string& temporary() const { return temporary_; }
-  void rename() {
-    std::error_code error;
-    std::filesystem::rename(temporary_, path_, error);
-    if (error) {
-      throw gs::OutputError("cannot rename '" + temporary_ + "' to '" + path_ +
-                            "': " + error.message());
-    }
-    renamed_ = true;
-  }
-
- private:
-  std::string path_;
-  std::string temporary_;
-  bool renamed_ = false;
-};
 
 // ---------------------------------------------------------------------------------------------
 // gs_sweep
@@ -496,25 +459,47 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     // Signals are caught from here on (starting CUDA can take a while): the run stops at the next
     // check, between two chunks of steps, and leaves no file.
     gs::InterruptGuard signals;
+    const std::vector<float> feeds = feed.values();
+    const std::vector<float> kills = kill.values();
+    // The map's layout is known before any work but for the largest v (its label's width): the
+    // widest label a float can have stands in for it until then.
+    MosaicLayout layout;
+    layout.feed.assign(feeds.begin(), feeds.end());
+    layout.kill.assign(kills.begin(), kills.end());
+    layout.tile_pixels = o.tile;
+    layout.vmax = std::isnan(o.vmax) ? std::numeric_limits<float>::max() : o.vmax;
+    std::ostringstream title;
+    title << "Gray-Scott: v after " << c.steps << " steps, " << feed.count << " x " << kill.count
+          << " members of " << c.rows << " x " << c.cols << " cells";
+    std::ostringstream rates_line;
+    rates_line << "Du = " << c.diffusion_u << ", Dv = " << c.diffusion_v << ", dt = " << c.dt
+               << "; every member starts from the course's seed";
+    layout.title = {title.str(), rates_line.str()};
+
     const bool gpu = use_gpu(c.device);
     GpuPlan plan;
     if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
     check_memory(gpu, plan, batch, c.rows, c.cols, 4);
+    // Both files are checked before any work: what each path names, that they are not one file,
+    // the room, the size of the picture (output_file.hpp, png_file.hpp).
+    std::vector<gs::PlannedOutput> outputs;
     if (o.write_hdf5) {
-      gs::check_output_path(o.output, static_cast<std::int64_t>(cells * batch * sizeof(float)));
+      const std::int64_t values = static_cast<std::int64_t>(cells) * batch * sizeof(float);
+      outputs.push_back({o.output, "-o", values + gs::hdf5_metadata_allowance(batch)});
     }
-    if (o.write_png) gs::check_output_path(o.png, 0);
-    if (o.write_hdf5 && o.write_png &&
-        std::filesystem::absolute(o.output) == std::filesystem::absolute(o.png)) {
-      throw Refusal{gs::kExitUsage, "-o/--output and --png name the same file"};
+    if (o.write_png) {
+      const MosaicSize size = mosaic_size(c.rows, c.cols, layout);
+      gs::check_png_size(static_cast<int>(std::min<std::int64_t>(size.width, INT_MAX)),
+                         static_cast<int>(std::min<std::int64_t>(size.height, INT_MAX)), o.png,
+                         "--png");
+      outputs.push_back({o.png, "--png", 0});  // compressed: its size is not known beforehand
     }
+    gs::check_outputs(outputs);
 
     BatchRates rates;
     rates.diffusion_u = c.diffusion_u;
     rates.diffusion_v = c.diffusion_v;
     rates.dt = c.dt;
-    const std::vector<float> feeds = feed.values();
-    const std::vector<float> kills = kill.values();
     for (const float f : feeds) {
       for (const float k : kills) {
         rates.feed.push_back(f);
@@ -559,8 +544,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     gs::throw_if_interrupted("before the output was written");
     std::unique_ptr<gs::DatasetWriter> writer;
     if (o.write_hdf5) {
-      writer = std::make_unique<gs::DatasetWriter>(o.output);
-      gs::set_partial_output(writer->temporary_path());
+      writer = std::make_unique<gs::DatasetWriter>(o.output, gs::OutputOptions("-o", nullptr));
       const std::int64_t b = batch;
       writer->write("v", {b, c.rows, c.cols}, v.data(),
                     "v of every member after the last step, [member][row][col]");
@@ -604,30 +588,23 @@ int run_sweep(int argc, char** argv, const std::string& name) {
                        "every member starts from the course's initial state (docs/PROBLEM.md)");
       writer->set_text("stepper", stepper->describe());
     }
-    std::unique_ptr<TemporaryFile> png;
+    // The map: drawn, then written through common/'s output mechanism like every file.
+    std::unique_ptr<gs::OutputFile> png;
     Image image;
     if (o.write_png) {
-      png = std::make_unique<TemporaryFile>(o.png);
-      MosaicLayout layout;
-      layout.feed.assign(feeds.begin(), feeds.end());
-      layout.kill.assign(kills.begin(), kills.end());
-      layout.tile_pixels = o.tile;
       layout.vmax = vmax;
-      std::ostringstream title;
-      title << "Gray-Scott: v after " << c.steps << " steps, " << feed.count << " x " << kill.count
-            << " members of " << c.rows << " x " << c.cols << " cells";
-      std::ostringstream rates_line;
-      rates_line << "Du = " << c.diffusion_u << ", Dv = " << c.diffusion_v << ", dt = " << c.dt
-                 << "; every member starts from the course's seed";
-      layout.title = {title.str(), rates_line.str()};
       image = draw_mosaic(v.data(), c.rows, c.cols, layout);
-      gs::set_partial_output(png->temporary());
-      write_png(png->temporary(), image, o.fsync);
+      png = std::make_unique<gs::OutputFile>(o.png, gs::OutputOptions("--png", nullptr));
+      gs::write_rgb_png(*png, image.width, image.height, [&image](int y, unsigned char* rgb) {
+        const std::size_t row_bytes = static_cast<std::size_t>(image.width) * 3;
+        std::copy_n(image.rgb.data() + static_cast<std::size_t>(y) * row_bytes, row_bytes, rgb);
+      });
     }
     gs::throw_if_interrupted("before the output was committed");
+    // Each file replaces its old one only when complete; a failure or a signal before leaves
+    // both old files as they were.
     if (writer) writer->commit(o.fsync);
-    if (png) png->rename();
-    gs::set_partial_output("");
+    if (png) png->commit(o.fsync);
 
     const int died = static_cast<int>(std::count(summary.died.begin(), summary.died.end(), 1));
     int changing = 0;
@@ -759,6 +736,13 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       return gs::kExitUsage;
     }
     sequential_members = std::min(sequential_members, members);
+    // The files it writes are checked before anything is measured (output_file.hpp).
+    std::vector<gs::PlannedOutput> outputs;
+    if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
+    if (!csv_path.empty()) {
+      outputs.push_back({csv_path, "--csv", gs::measurement_file_bytes(csv_path)});
+    }
+    gs::check_outputs(outputs);
 
     // The single-grid implementation: named, or the registry's first for the device.
     const std::vector<gs::Implementation> registry = gs::all_implementations();
@@ -930,27 +914,28 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
 
     int status = gs::kExitSuccess;
     if (!markdown_path.empty()) {
-      std::ofstream file(markdown_path);
-      file << table.str();
-      file.flush();
-      if (!file) {
-        std::cerr << name << ": error: cannot write '" << markdown_path << "'\n";
+      try {
+        gs::write_output_file(markdown_path, table.str(), gs::OutputOptions("--markdown", nullptr));
+      } catch (const gs::OutputError& error) {
+        std::cerr << name << ": error: " << error.what() << "\n";
         status = gs::kExitFailure;
       }
     }
     if (!csv_path.empty()) {
-      std::ofstream file = gs::open_measurement_csv(csv_path);
       std::string csv_device = device_name;
       std::replace(csv_device.begin(), csv_device.end(), ',', ' ');
+      std::ostringstream lines;
       for (const Measurement& row : rows) {
-        file << row.implementation << "," << row.lesson << "," << (gpu ? "gpu" : "cpu") << ",sweep,"
-             << std::defaultfloat << std::setprecision(6) << row.seconds << "," << row.rate() << ","
-             << row.steps_timed << "," << (row.extrapolated ? "true" : "false") << "," << csv_device
-             << "," << date << "," << GS_GIT_COMMIT << "\n";
+        lines << row.implementation << "," << row.lesson << "," << (gpu ? "gpu" : "cpu")
+              << ",sweep," << std::defaultfloat << std::setprecision(6) << row.seconds << ","
+              << row.rate() << "," << row.steps_timed << ","
+              << (row.extrapolated ? "true" : "false") << "," << csv_device << "," << date << ","
+              << GS_GIT_COMMIT << "\n";
       }
-      file.flush();
-      if (!file) {
-        std::cerr << name << ": error: cannot write '" << csv_path << "'\n";
+      try {
+        gs::append_measurement_rows(csv_path, lines.str(), gs::OutputOptions("--csv", nullptr));
+      } catch (const gs::OutputError& error) {
+        std::cerr << name << ": error: " << error.what() << "\n";
         status = gs::kExitFailure;
       }
     }

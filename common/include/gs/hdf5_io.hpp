@@ -2,21 +2,12 @@
 /// @brief HDF5 output in the course layout: dataset `matrix`, float32, shape [frames, R, C],
 ///        one chunk per frame, no compression, parameters stored as attributes.
 ///
-/// What the writer guarantees (README.md, "Exit codes and errors"):
-/// - A run writes to a temporary file of its own beside the target, created exclusively
-///   (O_EXCL) under a name no other run can pick (host, process id and a random part), and
-///   renames it over the target only after the last frame, the close and, unless told otherwise,
-///   an fsync of the file; the directory is flushed after the rename. A failed, full-disk or
-///   interrupted run never leaves a file that looks complete, and never truncates a file it did
-///   not just create.
-/// - Only a regular file (or a new name) is ever replaced: a device, a FIFO, a socket or a
-///   directory given as the output is refused before any work.
-/// - A symbolic link given as the output is written through: the file it points to is replaced
-///   (the temporary is made beside that file), the link itself stays, and the replaced file's
-///   permission bits (and, where allowed, its owner and group) are kept.
-/// - A run that was killed (SIGKILL, a crash, a power loss) cannot delete its temporary file; the
-///   next run with the same output lists those left by dead processes of this host (it never
-///   deletes them itself).
+/// Both writers (FrameWriter for the frames of a run, DatasetWriter for files of named datasets)
+/// write through gs::OutputFile (output_file.hpp), which keeps the promises of every output of
+/// the course: an exclusive, unpredictable temporary file beside the target, created by HDF5
+/// itself (H5F_ACC_EXCL); only a regular file or a new name replaced; a symbolic link written
+/// through with its mode kept; fsync and rename only once complete; the previous file kept on any
+/// failure or signal; the leftovers of killed runs listed.
 ///
 /// The reader checks everything it reads (dimensions, each attribute's type and that it holds
 /// exactly one value) and refuses a malformed file with a message instead of crashing.
@@ -31,15 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "gs/output_file.hpp"
 #include "gs/params.hpp"
 
 namespace gs {
-
-/// @brief Thrown for every output problem (bad path, no space, failed write, bad file).
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// @brief Name of the dataset that holds the frames.
 inline constexpr const char* kDatasetName = "matrix";
@@ -48,10 +34,6 @@ inline constexpr const char* kDatasetName = "matrix";
 ///        stores a chunk's size in 32 bits (H5Pset_chunk refuses 4 GiB and more). For float32
 ///        frames that is at most 1,073,741,823 cells (e.g. 32,767 x 32,767).
 inline constexpr std::int64_t kMaxFrameBytes = (std::int64_t{1} << 32) - 1;
-
-/// @brief Longest file name (one path component), in bytes, that Linux file systems accept
-///        (NAME_MAX). The temporary file's name always fits it: the base part is shortened.
-inline constexpr std::size_t kMaxFileNameBytes = 255;
 
 /// @brief Room, in bytes, allowed for what HDF5 writes besides the frames of a run of
 ///        @p frames frames: 16 KiB plus 128 bytes per frame.
@@ -69,58 +51,26 @@ std::int64_t hdf5_metadata_allowance(std::int64_t frames);
 ///        (Params::output_bytes()) plus hdf5_metadata_allowance(); saturated at INT64_MAX.
 std::int64_t output_file_bytes(const Params& params);
 
-/// @brief Checks, before any work, that @p path can receive a file of @p bytes (use
-///        output_file_bytes()): it is a regular file, a symbolic link to one, or a new name in an
-///        existing, writable directory; its name fits kMaxFileNameBytes; the file system has the
-///        room. FrameWriter's constructor runs the same checks.
-/// @throws OutputError with a message that names the path and the problem (for a device, a FIFO,
-///         a socket or a directory: what it is).
-void check_output_path(const std::string& path, std::int64_t bytes);
-
-/// @brief A temporary file left beside an output by a run whose process is gone.
-struct StalePartial {
-  std::string path;        ///< The leftover file.
-  long pid = 0;            ///< The process that created it (no longer running on this host).
-  std::int64_t bytes = 0;  ///< Its size.
-};
-
-/// @brief The temporary files of output @p path (or of the file its symbolic link points to)
-///        left by processes of this host that no longer run: what a run killed by SIGKILL, a
-///        crash or a power loss leaves. Temporaries of other hosts, and of processes still
-///        running, are not listed. Never deletes anything.
-std::vector<StalePartial> find_stale_partials(const std::string& path);
-
-/// @brief Prints a warning that names each of @p stale and how to delete it (nothing when empty).
-void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial>& stale);
-
-/// @brief Choices of FrameWriter that tests need to make; the defaults are what programs use.
-struct FrameWriterOptions {
-  /// @brief Makes the unique part of the temporary file's name (default: 8 random hexadecimal
-  ///        digits); at most 8 characters, no '-', '/' or NUL. A test makes two writers pick
-  ///        the same name with it.
-  std::function<std::string()> unique_part;
-  /// @brief Told each step of commit() as it happens: "fsync file", "rename",
-  ///        "fsync directory" (a test checks their order).
-  std::function<void(const std::string& step)> on_commit_step;
-  /// @brief Where the warning about stale temporary files goes (nullptr: nowhere).
-  std::ostream* warnings = &std::cerr;
-};
+/// @brief Choices of FrameWriter that tests need to make (the temporary name's unique part, the
+///        commit steps, where warnings go); the defaults are what programs use.
+using FrameWriterOptions = OutputOptions;
 
 /// @brief Writes the frames of one run; the file appears at its final name only on commit().
-///        While it exists, its temporary file is the one a second signal deletes
-///        (set_partial_output()).
+///        While it exists, its temporary file is one a second signal deletes
+///        (add_partial_output()).
 class FrameWriter {
  public:
-  /// @brief Checks the output (check_output_path()), warns about stale temporary files, creates
-  ///        the temporary file and the dataset for @p params.frames frames.
+  /// @brief Checks the output (check_output_path() with output_file_bytes()), warns about stale
+  ///        temporary files, has HDF5 create the temporary file and the dataset for
+  ///        @p params.frames frames.
   /// @param path final file name (`-o`); a symbolic link is written through.
   /// @param params the run's parameters, stored as attributes of the dataset.
   /// @param implementation the implementation's name, stored as an attribute.
-  /// @param options test seams; the defaults are the programs'.
+  /// @param options test seams and the warnings' destination; the defaults are the programs'.
   /// @throws OutputError when the frame is larger than kMaxFrameBytes, the output path is
   ///         refused, or the file cannot be created.
   FrameWriter(const std::string& path, const Params& params, const std::string& implementation,
-              FrameWriterOptions options = {});
+              FrameWriterOptions options = FrameWriterOptions());
   /// @brief Closes and deletes the temporary file unless commit() succeeded.
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;             ///< Owns HDF5 handles: not copyable.
@@ -135,35 +85,30 @@ class FrameWriter {
   ///         fails, the file is already complete at its final name.
   void commit(bool flush_to_disk = true);
   /// @brief Seconds the flush of commit() took (0 without one).
-  double flush_seconds() const { return flush_seconds_; }
+  double flush_seconds() const { return file_->flush_seconds(); }
   /// @brief Bytes of frame data written so far.
   std::int64_t bytes_written() const { return bytes_written_; }
   /// @brief The temporary file name used until commit().
-  const std::string& temporary_path() const { return temporary_path_; }
+  const std::string& temporary_path() const { return file_->temporary_path(); }
   /// @brief The file commit() replaces: the output, or the file its symbolic link points to.
-  const std::string& target_path() const { return target_path_; }
+  const std::string& target_path() const { return file_->target_path(); }
+  /// @brief The descriptor of the file being written (a duplicate of HDF5's own; -1 once
+  ///        committed): what writes its pages back to the disk as frames are written.
+  int descriptor() const { return file_->descriptor(); }
 
  private:
   struct Hdf5;  // the HDF5 handles, closed by their own destructors
   void abandon() noexcept;
-  void forget_partial() noexcept;
 
   std::string path_;
-  std::string target_path_;
-  std::string temporary_path_;
-  std::string registered_partial_;  // the absolute name given to set_partial_output()
   std::unique_ptr<Hdf5> hdf5_;
-  std::function<void(const std::string&)> on_commit_step_;
-  int descriptor_ = -1;  // the temporary file as created (O_EXCL), kept for fsync
-  bool owns_temporary_ = false;
-  int final_mode_ = -1;  // the replaced file's permission bits, given to ours at commit()
+  std::unique_ptr<OutputFile> file_;
   int rows_ = 0;
   int cols_ = 0;
   int frames_ = 0;
   std::vector<bool> written_;
   int frames_written_ = 0;
   std::int64_t bytes_written_ = 0;
-  double flush_seconds_ = 0.0;
   bool committed_ = false;
 };
 
@@ -215,14 +160,14 @@ namespace gs {
 
 /// @brief Writes an HDF5 file of named datasets and attributes of the root group, for results
 ///        that are not a sequence of frames (lesson 09's sweep: `v` of every member, one value
-///        per member for the parameters and the summary). Same discipline as FrameWriter: the
-///        file is written as `<path>.partial-<pid>` and renamed to @p path only by commit(), after
-///        it was closed and flushed, so a failed or interrupted run leaves no file that looks
-///        complete.
+///        per member for the parameters and the summary), through gs::OutputFile like FrameWriter:
+///        the file appears at @p path only on commit(), complete and flushed; a failed or
+///        interrupted run leaves the previous file as it was.
 class DatasetWriter {
  public:
-  /// @brief Creates the temporary file beside @p path. Throws OutputError.
-  explicit DatasetWriter(const std::string& path);
+  /// @brief Checks @p path (options.flag names it in messages, options.bytes is the room it
+  ///        needs) and has HDF5 create the temporary file beside it. Throws OutputError.
+  explicit DatasetWriter(const std::string& path, OutputOptions options = OutputOptions());
   /// @brief Closes and deletes the temporary file unless commit() succeeded.
   ~DatasetWriter();
   DatasetWriter(const DatasetWriter&) = delete;             ///< Owns an HDF5 file: not copyable.
@@ -248,7 +193,7 @@ class DatasetWriter {
   ///        after the rename) unless @p flush_to_disk is false, and renames it to its final name.
   void commit(bool flush_to_disk = true);
   /// @brief The temporary file name used until commit().
-  const std::string& temporary_path() const { return temporary_path_; }
+  const std::string& temporary_path() const { return file_->temporary_path(); }
   /// @brief Bytes of dataset values written so far.
   std::int64_t bytes_written() const { return bytes_written_; }
 
@@ -258,11 +203,9 @@ class DatasetWriter {
                      const void* values, const std::string& description);
   void close_file() noexcept;
 
-  std::string path_;
-  std::string temporary_path_;
-  std::int64_t file_ = -1;
+  std::int64_t hdf5_file_ = -1;
+  std::unique_ptr<OutputFile> file_;
   std::int64_t bytes_written_ = 0;
-  bool committed_ = false;
 };
 
 /// @brief Reads what a DatasetWriter wrote: whole datasets and root-group attributes (tests,

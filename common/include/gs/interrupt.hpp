@@ -1,13 +1,14 @@
 /// @file interrupt.hpp
 /// @brief Stopping a run cleanly on SIGINT (Ctrl-C), SIGTERM or SIGHUP: the first signal is
 ///        noted and the run stops at the next check (between two batches of steps), deletes its
-///        partial output and exits with 128 + the signal's number; a second signal exits at once,
-///        deleting the partial file first. Also advancing a stepper in batches short enough to
+///        partial outputs and exits with 128 + the signal's number; a second signal exits at once,
+///        deleting the partial files first. Also advancing a stepper in batches short enough to
 ///        check often, whatever `-e` asks for.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gs/stepper.hpp"
 
@@ -27,8 +28,8 @@ class Interrupted : public std::runtime_error {
 };
 
 /// @brief While alive, SIGINT, SIGTERM and SIGHUP are caught (the first one is remembered, a
-///        second one ends the process at once after deleting the file named by
-///        set_partial_output()), and SIGXFSZ is ignored so that exceeding a file-size limit is an
+///        second one ends the process at once after deleting the files named by
+///        add_partial_output()), and SIGXFSZ is ignored so that exceeding a file-size limit is an
 ///        error of write() instead of a kill. The previous handlers come back on destruction.
 ///        Guards nest: only the outermost one installs the handlers (and clears a pending
 ///        signal) and restores them; the others change nothing.
@@ -47,17 +48,25 @@ int pending_signal();
 ///        (e.g. "before frame 12").
 void throw_if_interrupted(const std::string& when);
 
-/// @brief Names the file a second signal deletes before the immediate exit (the writer's partial
-///        file); an empty @p path forgets it. Paths longer than 4095 bytes are not remembered.
-///        FrameWriter calls it when it creates its temporary file and again, with "", when it
-///        renames or deletes it.
-void set_partial_output(const std::string& path);
+/// @brief How many files a second signal can delete: every output a run has open at once (its
+///        temporary files), with room to spare.
+inline constexpr int kMaxPartialOutputs = 16;
 
-/// @brief The file a second signal would delete now ("" when none): what set_partial_output()
-///        last remembered.
-std::string partial_output();
+/// @brief Adds @p path to the files a second signal deletes before the immediate exit (the
+///        temporary files of the outputs being written). Every OutputFile adds its own when it
+///        creates it and removes it when it renames or deletes it. Returns false, remembering
+///        nothing, when kMaxPartialOutputs are already held or @p path is longer than 4095 bytes
+///        (the file is still deleted on an ordinary stop). The signal handler reads these names
+///        without allocating or locking.
+bool add_partial_output(const std::string& path);
 
-/// @brief With @p enabled, the first signal already deletes the file named by set_partial_output()
+/// @brief Removes @p path (one entry of it) from the files a second signal deletes.
+void remove_partial_output(const std::string& path);
+
+/// @brief The files a second signal would delete now.
+std::vector<std::string> partial_outputs();
+
+/// @brief With @p enabled, the first signal already deletes the files named by add_partial_output()
 ///        (from the handler), not only the run's stop at its next check: for a program whose
 ///        launcher follows its signal with SIGKILL before the run may reach that check (Open MPI's
 ///        mpirun sends SIGTERM, then SIGKILL a second later), so that the kill leaves no partial

@@ -4,10 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <iosfwd>
 #include <string>
 
+#include "gs/output_file.hpp"
 #include "gs/params.hpp"
 
 namespace gs {
@@ -58,9 +58,20 @@ inline constexpr const char* kMeasurementColumns =
     "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,extrapolated,"
     "device_name,date,commit";
 
-/// @brief Opens @p path to append measurement rows, writing the header line (kMeasurementColumns)
-///        first when the file is new or empty. Check the stream after writing.
-std::ofstream open_measurement_csv(const std::string& path);
+/// @brief Appends @p rows (lines of kMeasurementColumns) to the measurement file @p path, after
+///        the header line when the file is new or empty, through gs::OutputFile
+///        (append_to_output_file(): the old file stays whole on any failure). @p options' flag
+///        names the file in messages. Throws OutputError.
+void append_measurement_rows(const std::string& path, const std::string& rows,
+                             const OutputOptions& options = OutputOptions("--csv"));
+
+/// @brief Room a measurement file needs beside the current one before rows are appended (its
+///        current size, copied, and a generous allowance for the rows): for check_outputs().
+std::int64_t measurement_file_bytes(const std::string& path);
+
+/// @brief Memory the host has for new allocations (MemAvailable of /proc/meminfo), or -1 when
+///        unknown.
+std::int64_t host_available_bytes();
 
 /// @brief The CPU's model name as /proc/cpuinfo gives it ("unknown CPU" elsewhere).
 std::string cpu_model();

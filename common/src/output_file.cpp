@@ -1,0 +1,685 @@
+// The output mechanism (output_file.hpp): where an output path leads, what may be written there,
+// the room it needs, the exclusive temporary file beside the target, the commit sequence
+// (fsync, permissions, rename, fsync of the directory) and the leftovers of killed runs. Every
+// writer of the course goes through it: HDF5 (hdf5_io.cpp), PNG (png_file.cpp), GIF
+// (apps/pictures.cpp), CSV and Markdown (report.cpp, benchmark.cpp, the lessons).
+#include "gs/output_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "gs/interrupt.hpp"
+#include "gs/report.hpp"
+
+namespace gs {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string reason_of(int error_number) {
+  return error_number != 0 ? std::string(" (") + std::strerror(error_number) + ")" : std::string();
+}
+
+std::string in_quotes(const std::string& path) {
+  return "'" + path + "'";
+}
+
+// "-o 'out.h5'": how every message names an output.
+std::string named(const std::string& flag, const std::string& path) {
+  return flag + " " + in_quotes(path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The target: what a path names, through its symbolic links
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+fs::path directory_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+// The name, the directory and the room of @p target (resolve_output() checked what it is).
+// Returns the directory's status.
+struct stat check_place(const OutputTarget& target) {
+  const std::string& given = target.given;
+  const std::string& flag = target.flag;
+  const std::string name = target.path.filename().string();  // at most NAME_MAX: resolved
+  if (name.empty() || name == "." || name == "..") {
+    throw OutputError(named(flag, given) + " names no file; give " + flag + " a file name");
+  }
+  const fs::path directory = directory_of(target.path);
+  struct stat status {};
+  if (::stat(directory.c_str(), &status) != 0) {
+    const int error = errno;
+    throw OutputError("cannot write " + named(flag, given) + ": directory " +
+                      in_quotes(directory.string()) +
+                      (error == ENOENT ? std::string(" does not exist") : reason_of(error)));
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    throw OutputError("cannot write " + named(flag, given) + ": " + in_quotes(directory.string()) +
+                      " is not a directory");
+  }
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    const int error = errno;
+    throw OutputError("cannot write " + named(flag, given) + ": directory " +
+                      in_quotes(directory.string()) + " is not writable" + reason_of(error));
+  }
+  return status;
+}
+
+// Bytes free for an ordinary user in the file system of @p directory, or -1 when unknown.
+long double free_bytes_in(const fs::path& directory) {
+  struct statvfs file_system {};
+  if (::statvfs(directory.c_str(), &file_system) != 0) return -1.0L;
+  return static_cast<long double>(file_system.f_bavail) * file_system.f_frsize;
+}
+
+void check_room(const OutputTarget& target, std::int64_t bytes, const std::string& hint) {
+  const fs::path directory = directory_of(target.path);
+  const long double free_bytes = free_bytes_in(directory);
+  if (free_bytes >= 0.0L && free_bytes < static_cast<long double>(bytes)) {
+    throw OutputError(
+        "not enough space for " + named(target.flag, target.given) + ": the run writes " +
+        si(static_cast<double>(bytes), "B") + ", " + si(static_cast<double>(free_bytes), "B") +
+        " free in " + in_quotes(directory.string()) + " (" +
+        (hint.empty() ? "free some, or give " + target.flag + " another place" : hint) + ")");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporary names: <base>.partial-<host>-<pid>-<unique>
+
+constexpr std::size_t kHostChars = 32;
+constexpr std::size_t kPidChars = 10;
+constexpr std::size_t kUniqueChars = 8;
+constexpr char kPartialMark[] = ".partial-";
+// The longest suffix: ".partial-" host "-" pid "-" unique.
+constexpr std::size_t kSuffixBudget =
+    (sizeof kPartialMark - 1) + kHostChars + 1 + kPidChars + 1 + kUniqueChars;
+static_assert(kSuffixBudget < kMaxFileNameBytes, "the suffix must leave room for a base name");
+
+// This host's name, restricted to letters, digits, '.', '-' and '_' and shortened, as it appears in
+// temporary names (another host's temporary on a shared file system is never reported stale).
+std::string host_part() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown-host";
+  std::string host;
+  for (const char* c = name; *c != '\0' && host.size() < kHostChars; ++c) {
+    const bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                       (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_';
+    host += plain ? *c : '_';
+  }
+  return host;
+}
+
+std::string random_unique_part() {
+  std::random_device device;
+  char text[kUniqueChars + 1];
+  std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(device()));
+  return text;
+}
+
+// The start every temporary name of output file @p name has: the name itself, shortened (at a
+// UTF-8 character boundary) so that the whole temporary name fits NAME_MAX, then ".partial-".
+std::string partial_prefix(const std::string& name) {
+  std::size_t keep = std::min(name.size(), kMaxFileNameBytes - kSuffixBudget);
+  // Do not cut a multi-byte UTF-8 character: back up over continuation bytes (10xxxxxx).
+  while (keep > 0 && keep < name.size() &&
+         (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) {
+    --keep;
+  }
+  return name.substr(0, keep) + kPartialMark;
+}
+
+bool process_is_alive(long pid) {
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string quoted_text = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted_text += "'\\''";
+    } else {
+      quoted_text += c;
+    }
+  }
+  return quoted_text + "'";
+}
+
+// The temporary files left by dead processes of this host beside the outputs @p names of
+// @p directory, by output, in one pass over the directory (gs_render declares thousands of
+// frames in one directory).
+std::map<std::string, std::vector<StalePartial>> stale_partials_in(
+    const fs::path& directory, const std::set<std::string>& names) {
+  std::map<std::string, std::vector<StalePartial>> stale;
+  std::map<std::string, std::string> name_of_prefix;
+  for (const std::string& name : names) name_of_prefix.emplace(partial_prefix(name), name);
+  const std::string host = host_part();
+  DIR* listing = ::opendir(directory.c_str());
+  if (listing == nullptr) return stale;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string name = entry->d_name;
+    // The prefix ends at a ".partial-" (an output's own name may hold one too: try each).
+    for (std::size_t mark = name.find(kPartialMark); mark != std::string::npos;
+         mark = name.find(kPartialMark, mark + 1)) {
+      const std::size_t prefix_size = mark + sizeof kPartialMark - 1;
+      const auto output = name_of_prefix.find(name.substr(0, prefix_size));
+      if (output == name_of_prefix.end()) continue;
+      // What follows the prefix is host-pid-unique; the host may itself contain '-'.
+      const std::string rest = name.substr(prefix_size);
+      const std::size_t unique_dash = rest.rfind('-');
+      if (unique_dash == std::string::npos || unique_dash == 0) continue;
+      const std::size_t pid_dash = rest.rfind('-', unique_dash - 1);
+      if (pid_dash == std::string::npos) continue;
+      const std::string pid_text = rest.substr(pid_dash + 1, unique_dash - pid_dash - 1);
+      if (pid_text.empty() || pid_text.size() > kPidChars ||
+          pid_text.find_first_not_of("0123456789") != std::string::npos) {
+        continue;
+      }
+      if (rest.substr(0, pid_dash) != host) continue;  // another host: cannot tell, say nothing
+      const long pid = std::stol(pid_text);
+      if (pid == ::getpid() || process_is_alive(pid)) continue;
+      const fs::path path = directory / name;
+      struct stat status {};
+      if (::lstat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) continue;
+      stale[output->second].push_back(
+          {path.string(), pid, static_cast<std::int64_t>(status.st_size)});
+      break;
+    }
+  }
+  ::closedir(listing);
+  for (auto& [name, partials] : stale) {
+    (void)name;
+    std::sort(partials.begin(), partials.end(),
+              [](const StalePartial& a, const StalePartial& b) { return a.path < b.path; });
+  }
+  return stale;
+}
+
+std::vector<StalePartial> stale_partials_of(const fs::path& target) {
+  const std::string name = target.filename().string();
+  auto stale = stale_partials_in(directory_of(target), {name});
+  return stale[name];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flushing to the disk
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// fsync of the directory that holds @p path: makes the rename itself durable. A file system
+// that cannot flush a directory says EINVAL; nothing more can be done there.
+void flush_directory_of(const fs::path& path) {
+  const fs::path directory = directory_of(path);
+  const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (descriptor < 0) {
+    const int error = errno;
+    throw OutputError("'" + path.string() + "' is complete, but its directory could not be " +
+                      "opened to flush the rename to the disk" + reason_of(error));
+  }
+  const int status = ::fsync(descriptor);
+  const int error = errno;
+  ::close(descriptor);
+  if (status != 0 && error != EINVAL) {
+    throw OutputError("'" + path.string() + "' is complete, but flushing its directory to the " +
+                      "disk failed" + reason_of(error) + "; after a crash it may be missing");
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Paths and checks
+
+OutputTarget resolve_output(const std::string& given, const std::string& flag) {
+  OutputTarget target;
+  target.given = given;
+  target.flag = flag;
+  target.path = fs::path(given);
+  for (int links = 0;; ++links) {
+    const std::string name = target.path.filename().string();
+    if (name.size() > kMaxFileNameBytes) {
+      throw OutputError(
+          "cannot write " + named(flag, given) + ": the file name " +
+          (target.path.string() == given ? std::string() : in_quotes(target.path.string()) + " ") +
+          "is " + std::to_string(name.size()) + " bytes long; the limit is " +
+          std::to_string(kMaxFileNameBytes) + " (NAME_MAX)");
+    }
+    struct stat status {};
+    if (::lstat(target.path.c_str(), &status) != 0) {
+      const int error = errno;
+      if (error == ENOENT) return target;  // a new file; its directory is checked next
+      throw OutputError("cannot examine " + named(flag, target.path.string()) + reason_of(error));
+    }
+    if (S_ISLNK(status.st_mode)) {
+      if (links == 40) {
+        throw OutputError(named(flag, given) +
+                          " is a chain of more than 40 symbolic links (a loop?)");
+      }
+      std::error_code error;
+      const fs::path next = fs::read_symlink(target.path, error);
+      if (error) {
+        throw OutputError("cannot read the symbolic link " + in_quotes(target.path.string()) +
+                          " (" + flag + "): " + error.message());
+      }
+      target.path = next.is_absolute() ? next : target.path.parent_path() / next;
+      continue;
+    }
+    const std::string described =
+        target.path.string() == given
+            ? named(flag, given)
+            : named(flag, given) + " (a symbolic link to " + in_quotes(target.path.string()) + ")";
+    if (S_ISDIR(status.st_mode)) {
+      throw OutputError(described + " is a directory; give " + flag + " a file name");
+    }
+    if (!S_ISREG(status.st_mode)) {
+      // Never opened: opening a FIFO for writing waits for a reader, a device may do anything.
+      throw OutputError("refusing to write " + described + ": it is " + kind_of(status.st_mode) +
+                        "; " + flag +
+                        " must name a regular file or a new one (the output is written "
+                        "beside it and renamed over it, which would replace it)");
+    }
+    target.exists = true;
+    target.status = status;
+    return target;
+  }
+}
+
+void check_output_path(const std::string& path, std::int64_t bytes, const std::string& flag) {
+  const OutputTarget target = resolve_output(path, flag);
+  check_place(target);
+  check_room(target, bytes, "");
+}
+
+void check_outputs(const std::vector<PlannedOutput>& outputs, std::ostream* warnings) {
+  struct Checked {
+    OutputTarget target;
+    struct stat directory {};
+    std::int64_t bytes = 0;
+  };
+  std::vector<Checked> checked;
+  checked.reserve(outputs.size());
+  for (const PlannedOutput& output : outputs) {
+    Checked entry;
+    entry.target = resolve_output(output.path, output.flag);
+    entry.directory = check_place(entry.target);
+    entry.bytes = std::max<std::int64_t>(output.bytes, 0);
+    checked.push_back(std::move(entry));
+  }
+  // The same file: the same directory (by device and inode, so `..`, `.` and links to it do not
+  // hide it) and the same name, or the same existing file (a hard link to it too).
+  using Place = std::tuple<dev_t, ino_t, std::string>;
+  using Inode = std::pair<dev_t, ino_t>;
+  std::map<Place, std::size_t> by_place;
+  std::map<Inode, std::size_t> by_inode;
+  const auto refuse_pair = [&checked](std::size_t first, std::size_t second) {
+    const OutputTarget& a = checked[first].target;
+    const OutputTarget& b = checked[second].target;
+    throw OutputError(named(a.flag, a.given) + " and " + named(b.flag, b.given) +
+                      " name the same file" +
+                      (a.path.string() != a.given || b.path.string() != b.given
+                           ? " (" + in_quotes(a.path.string()) + ")"
+                           : std::string()) +
+                      "; give each output a name of its own");
+  };
+  for (std::size_t i = 0; i < checked.size(); ++i) {
+    const Checked& entry = checked[i];
+    const Place place{entry.directory.st_dev, entry.directory.st_ino,
+                      entry.target.path.filename().string()};
+    const auto [at, fresh] = by_place.emplace(place, i);
+    if (!fresh) refuse_pair(at->second, i);
+    if (entry.target.exists) {
+      const auto [same, new_inode] =
+          by_inode.emplace(Inode{entry.target.status.st_dev, entry.target.status.st_ino}, i);
+      if (!new_inode) refuse_pair(same->second, i);
+    }
+  }
+  // The room, per file system: outputs that share one need the sum of their sizes.
+  std::map<dev_t, std::vector<std::size_t>> by_file_system;
+  for (std::size_t i = 0; i < checked.size(); ++i) {
+    by_file_system[checked[i].directory.st_dev].push_back(i);
+  }
+  for (const auto& [device, all_members] : by_file_system) {
+    (void)device;
+    std::vector<std::size_t> members;  // those whose size is known
+    for (const std::size_t i : all_members) {
+      if (checked[i].bytes > 0) members.push_back(i);
+    }
+    if (members.empty()) continue;
+    if (members.size() == 1) {
+      check_room(checked[members[0]].target, checked[members[0]].bytes, "");
+      continue;
+    }
+    long double total = 0.0L;
+    std::string names;
+    for (const std::size_t i : members) {
+      total += static_cast<long double>(checked[i].bytes);
+      names += (names.empty() ? "" : ", ") + named(checked[i].target.flag, checked[i].target.given);
+    }
+    const fs::path directory = directory_of(checked[members[0]].target.path);
+    const long double free_bytes = free_bytes_in(directory);
+    if (free_bytes >= 0.0L && free_bytes < total) {
+      throw OutputError("not enough space for " + names + ": together they need " +
+                        si(static_cast<double>(total), "B") + ", " +
+                        si(static_cast<double>(free_bytes), "B") + " free in " +
+                        in_quotes(directory.string()) +
+                        " (free some, or give them places on other disks)");
+    }
+  }
+  if (warnings != nullptr) {
+    // One pass over each directory, one warning per output that has leftovers.
+    std::map<std::string, std::set<std::string>> names_by_directory;
+    for (const Checked& entry : checked) {
+      names_by_directory[directory_of(entry.target.path).string()].insert(
+          entry.target.path.filename().string());
+    }
+    for (const auto& [directory, names] : names_by_directory) {
+      for (const auto& [name, stale] : stale_partials_in(directory, names)) {
+        (void)name;
+        warn_about_stale_partials(*warnings, stale);
+      }
+    }
+  }
+}
+
+std::vector<StalePartial> find_stale_partials(const std::string& path) {
+  try {
+    return stale_partials_of(resolve_output(path).path);
+  } catch (const OutputError&) {
+    return {};  // an output that is refused has no temporaries worth naming
+  }
+}
+
+void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial>& stale) {
+  if (stale.empty()) return;
+  std::ostringstream text;
+  text << "warning: " << stale.size()
+       << " temporary file(s) of this output were left by runs that did not finish (their "
+          "processes on this host are gone: killed by SIGKILL, a crash or a power loss). They are "
+          "incomplete; this run does not touch them:\n";
+  std::string command = "rm --";
+  for (const StalePartial& partial : stale) {
+    text << "  " << partial.path << "  (" << si(static_cast<double>(partial.bytes), "B")
+         << ", process " << partial.pid << ")\n";
+    command += " " + shell_quoted(partial.path);
+  }
+  text << "Delete them with: " << command << "\n";
+  out << text.str() << std::flush;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OutputFile
+
+int OutputFile::create_plain(const std::string& temporary) {
+  // O_EXCL: nothing already under this name (another run's file, a link planted there) is
+  // opened; O_NOFOLLOW says the same of a link, for file systems where O_EXCL alone may not.
+  return ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+OutputFile::OutputFile(const std::string& path, OutputOptions options, const Create& create)
+    : path_(path), flag_(options.flag), on_commit_step_(std::move(options.on_commit_step)) {
+  const OutputTarget target = resolve_output(path, flag_);
+  check_place(target);
+  check_room(target, options.bytes, options.room_hint);
+  target_path_ = target.path.string();
+  replaced_exists_ = target.exists;
+  replaced_ = target.status;
+  if (options.warnings != nullptr) {
+    warn_about_stale_partials(*options.warnings, stale_partials_of(target.path));
+  }
+
+  // The temporary file, under a name of our own beside the target, created exclusively: if
+  // anything exists under that name (another run's file, a link planted there) the creation
+  // fails and another name is tried, so no other file is ever opened, truncated or followed.
+  const std::string stem = partial_prefix(target.path.filename().string()) + host_part() + "-" +
+                           std::to_string(::getpid()) + "-";
+  const std::function<std::string()> unique_part =
+      options.unique_part ? options.unique_part : random_unique_part;
+  constexpr int kAttempts = 16;
+  int error = 0;
+  bool name_taken = false;
+  for (int attempt = 0; attempt < kAttempts && descriptor_ < 0; ++attempt) {
+    const std::string unique = unique_part().substr(0, kUniqueChars);
+    temporary_path_ = (directory_of(target.path) / (stem + unique)).string();
+    errno = 0;
+    descriptor_ = create(temporary_path_);
+    error = errno;
+    struct stat existing {};
+    name_taken = descriptor_ < 0 && ::lstat(temporary_path_.c_str(), &existing) == 0;
+    if (descriptor_ < 0 && !name_taken) break;
+  }
+  if (descriptor_ < 0) {
+    throw OutputError("cannot create the temporary file " + in_quotes(temporary_path_) + " for " +
+                      named(flag_, path) +
+                      (name_taken ? std::string(": a file of that name already exists "
+                                                "(another run writing the same output?)")
+                                  : reason_of(error)));
+  }
+  owns_temporary_ = true;
+  // A second signal deletes this file before the immediate exit (interrupt.hpp). The name is
+  // made absolute so that it stays right whatever the working directory becomes.
+  std::error_code no_error;
+  registered_partial_ = fs::absolute(temporary_path_, no_error).string();
+  if (!add_partial_output(registered_partial_)) registered_partial_.clear();
+  if (target.exists) {
+    // Replacing a file keeps its permission bits, and its owner and group where we may set them
+    // (fchown first: it can clear set-id bits that fchmod restores). Until commit() the
+    // temporary file is never more open than the target (a 0600 file's data is not readable by
+    // others meanwhile), but stays writable by us; commit() gives it the exact bits.
+    if (target.status.st_uid != ::geteuid() || target.status.st_gid != ::getegid()) {
+      const int ignored = ::fchown(descriptor_, target.status.st_uid, target.status.st_gid);
+      (void)ignored;  // not permitted for an ordinary user: the file becomes theirs
+    }
+    final_mode_ = static_cast<int>(target.status.st_mode & 07777);
+    if (::fchmod(descriptor_, (target.status.st_mode & 0777) | S_IRUSR | S_IWUSR) != 0) {
+      const int chmod_error = errno;
+      abandon();
+      throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
+                        in_quotes(target_path_) + reason_of(chmod_error));
+    }
+  }
+}
+
+OutputFile::~OutputFile() {
+  abandon();
+}
+
+void OutputFile::abandon() noexcept {
+  if (committed_) return;
+  if (descriptor_ >= 0) {
+    ::close(descriptor_);
+    descriptor_ = -1;
+  }
+  if (owns_temporary_) {
+    ::unlink(temporary_path_.c_str());
+    owns_temporary_ = false;
+  }
+  if (!registered_partial_.empty()) {
+    remove_partial_output(registered_partial_);
+    registered_partial_.clear();
+  }
+}
+
+int OutputFile::write_noexcept(const void* data, std::size_t bytes) noexcept {
+  if (write_error_ != 0) return write_error_;
+  if (descriptor_ < 0 || committed_) return write_error_ = EBADF;
+  const char* next = static_cast<const char*>(data);
+  std::size_t left = bytes;
+  while (left > 0) {
+    const ssize_t written = ::write(descriptor_, next, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return write_error_ = written < 0 ? errno : EIO;
+    next += written;
+    left -= static_cast<std::size_t>(written);
+    bytes_written_ += written;
+  }
+  return 0;
+}
+
+void OutputFile::throw_write_error(int error_number) const {
+  throw OutputError("writing " + named(flag_, path_) + " failed" + reason_of(error_number) +
+                    (error_number == ENOSPC || error_number == EFBIG || error_number == EDQUOT
+                         ? "; is the disk full?"
+                         : std::string()));
+}
+
+void OutputFile::write(const void* data, std::size_t bytes) {
+  const int error = write_noexcept(data, bytes);
+  if (error != 0) throw_write_error(error);
+}
+
+std::int64_t OutputFile::copy_previous_content() {
+  if (!replaced_exists_) return 0;
+  // The very file resolve_output() found (O_NOFOLLOW: never a link put there since; O_NONBLOCK:
+  // never waiting on a FIFO put there since; then the same device and inode, or nothing).
+  const int source =
+      ::open(target_path_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (source < 0) {
+    const int error = errno;
+    throw OutputError("cannot read " + named(flag_, target_path_) + " to append to it" +
+                      reason_of(error));
+  }
+  struct stat status {};
+  if (::fstat(source, &status) != 0 || !S_ISREG(status.st_mode) ||
+      status.st_dev != replaced_.st_dev || status.st_ino != replaced_.st_ino) {
+    ::close(source);
+    throw OutputError(named(flag_, path_) + " changed while it was being appended to");
+  }
+  std::int64_t copied = 0;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(source, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(source);
+      throw OutputError("cannot read " + named(flag_, target_path_) + " to append to it" +
+                        reason_of(error));
+    }
+    if (got == 0) break;
+    const int error = write_noexcept(buffer, static_cast<std::size_t>(got));
+    if (error != 0) {
+      ::close(source);
+      throw_write_error(error);
+    }
+    copied += got;
+  }
+  ::close(source);
+  return copied;
+}
+
+void OutputFile::step(const char* name) const {
+  if (on_commit_step_) on_commit_step_(name);
+}
+
+void OutputFile::commit(bool flush_to_disk) {
+  if (committed_) return;
+  if (write_error_ != 0) throw_write_error(write_error_);
+  if (descriptor_ < 0) {
+    throw OutputError(in_quotes(temporary_path_) + " is closed; " + named(flag_, path_) +
+                      " was not created");
+  }
+  // The data must be on the disk before the final name points at it: after a crash or a power
+  // loss the final name then holds either the old file or the complete new one. fsync through
+  // the descriptor we created the file with flushes that very file, whatever its name is now.
+  flush_seconds_ = 0.0;
+  if (flush_to_disk) {
+    step("fsync file");
+    const auto start = std::chrono::steady_clock::now();
+    if (::fsync(descriptor_) != 0) {
+      const int error = errno;
+      throw OutputError("flushing " + in_quotes(temporary_path_) + " to the disk failed" +
+                        reason_of(error) + "; " + named(flag_, path_) + " was not replaced");
+    }
+    flush_seconds_ += seconds_since(start);
+  }
+  if (final_mode_ >= 0 && ::fchmod(descriptor_, static_cast<mode_t>(final_mode_)) != 0) {
+    const int error = errno;
+    throw OutputError("cannot give " + in_quotes(temporary_path_) + " the permissions of " +
+                      in_quotes(target_path_) + reason_of(error));
+  }
+  const int descriptor = std::exchange(descriptor_, -1);
+  if (::close(descriptor) != 0) {
+    const int error = errno;
+    throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(error) +
+                      "; " + named(flag_, path_) + " was not replaced");
+  }
+  step("rename");
+  if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
+    const int error = errno;
+    throw OutputError("cannot rename " + in_quotes(temporary_path_) + " to " +
+                      in_quotes(target_path_) + reason_of(error));
+  }
+  owns_temporary_ = false;
+  committed_ = true;
+  if (!registered_partial_.empty()) {
+    remove_partial_output(registered_partial_);
+    registered_partial_.clear();
+  }
+  if (flush_to_disk) {
+    step("fsync directory");
+    const auto start = std::chrono::steady_clock::now();
+    flush_directory_of(target_path_);
+    flush_seconds_ += seconds_since(start);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole files and appends
+
+void write_output_file(const std::string& path, const std::string& content,
+                       const OutputOptions& options, bool flush_to_disk) {
+  OutputOptions sized = options;
+  sized.bytes = static_cast<std::int64_t>(content.size());
+  OutputFile file(path, sized);
+  file.write(content);
+  file.commit(flush_to_disk);
+}
+
+void append_to_output_file(const std::string& path, const std::string& header,
+                           const std::string& rows, const OutputOptions& options,
+                           bool flush_to_disk) {
+  OutputOptions sized = options;
+  sized.bytes = appended_file_bytes(path, static_cast<std::int64_t>(header.size() + rows.size()));
+  OutputFile file(path, sized);
+  const std::int64_t previous = file.copy_previous_content();
+  if (previous == 0) file.write(header);
+  file.write(rows);
+  file.commit(flush_to_disk);
+}
+
+std::int64_t appended_file_bytes(const std::string& path, std::int64_t new_bytes) {
+  struct stat status {};
+  const std::int64_t old_bytes =
+      ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) ? status.st_size : 0;
+  return old_bytes + std::max<std::int64_t>(new_bytes, 0);
+}
+
+}  // namespace gs
