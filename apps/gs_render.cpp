@@ -5,10 +5,18 @@
 // Every picture is written through gs::OutputFile (common/include/gs/output_file.hpp): all of them
 // are checked before any work, each replaces the old one only once complete.
 //
-// Exit codes: 0 done; 1 the input cannot be read or a picture cannot be written (the previous
-// picture is kept); 2 bad flags (frames outside the file, --video without ffmpeg, --gif in a
-// build without giflib); 128 + the signal when interrupted (Ctrl-C), the pictures being written
-// deleted (the previous ones kept).
+// What it draws must be a simulation: the reader refuses a file whose values are elsewhere, cut
+// short or never written (gs::FrameReader), and every frame to draw is read and checked before
+// any picture is written: one whose v is not finite (NaN, infinite: the run diverged, or the file
+// was altered) is refused, with the frame, the count and the first cell, because no colour of a
+// picture says "not a number" (inferno would draw it as some v, a shrunk GIF pixel averages it
+// away). Text from the file (the implementation's name) is printed through gs::printable().
+//
+// Exit codes: 0 done; 1 the input cannot be read, is not a simulation's, or a picture cannot be
+// written (the previous picture is kept); 2 bad flags (frames outside the file, --vmin or --vmax
+// not a finite float32 or not in order, --video without ffmpeg, --gif in a build without
+// giflib); 128 + the signal when interrupted (Ctrl-C), the pictures being written deleted (the
+// previous ones kept).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -25,6 +33,7 @@
 #include "gs/output_file.hpp"
 #include "gs/png_file.hpp"
 #include "gs/program.hpp"
+#include "gs/report.hpp"
 #include "pictures.hpp"
 
 namespace {
@@ -57,6 +66,14 @@ std::string frame_path(const Options& options, std::size_t index) {
   return (fs::path(options.out_dir) / name).string();
 }
 
+// Where v is not finite in one frame: how many cells, the first of them and its value.
+struct NotFinite {
+  int frame = 0;
+  std::int64_t cells = 0;
+  std::size_t first = 0;
+  float value = 0.0f;
+};
+
 // The frames first, first + stride, ... up to last; 64-bit so that a huge stride cannot overflow.
 std::vector<int> select_frames(int first, int last, int stride) {
   std::vector<int> selected;
@@ -83,9 +100,10 @@ int render(const Options& options) {
       options.first < 0 ? std::int64_t{options.first} + info.frames : std::int64_t{options.first};
   const std::int64_t last =
       options.last < 0 ? std::int64_t{options.last} + info.frames : std::int64_t{options.last};
+  const std::string input = "'" + gs::printable(options.input) + "'";
   if (first < 0 || last >= info.frames || first > last) {
     std::cerr << "gs_render: error: frames " << first << ".." << last << " are not inside [0, "
-              << info.frames - 1 << "] of '" << options.input << "' (--first, --last)\n";
+              << info.frames - 1 << "] of " << input << " (--first, --last)\n";
     return gs::kExitUsage;
   }
   const std::vector<int> selected =
@@ -129,17 +147,40 @@ int render(const Options& options) {
   // Ctrl-C stops between two frames (the pictures in progress are deleted, the previous ones
   // kept); a second one at once.
   gs::InterruptGuard signals;
-  float vmin = options.vmin;
-  float vmax = options.vmax;
-  if (std::isnan(vmax)) {
-    vmax = vmin;
-    for (const int frame : selected) {
-      gs::throw_if_interrupted("while looking for the largest v");
-      for (const float value : reader.read_frame(frame)) {
-        if (std::isfinite(value)) vmax = std::max(vmax, value);
+  // Every frame to draw, read once before any picture is written: its v must be finite, and its
+  // largest v is the top of the scale unless --vmax says.
+  float largest = options.vmin;
+  std::vector<NotFinite> not_finite;
+  for (const int frame : selected) {
+    gs::throw_if_interrupted("while checking frame " + std::to_string(frame));
+    const std::vector<float> v = reader.read_frame(frame);
+    NotFinite found{frame, 0, 0, 0.0f};
+    for (std::size_t cell = 0; cell < v.size(); ++cell) {
+      if (std::isfinite(v[cell])) {
+        largest = std::max(largest, v[cell]);
+      } else if (found.cells++ == 0) {
+        found.first = cell;
+        found.value = v[cell];
       }
     }
+    if (found.cells > 0) not_finite.push_back(found);
   }
+  if (!not_finite.empty()) {
+    const NotFinite& at = not_finite.front();
+    std::cerr << "gs_render: error: " << input << " is not a picture of a simulation: v is not "
+              << "finite (NaN or infinite) in " << not_finite.size() << " of the "
+              << selected.size() << " frame(s) to draw; the first, frame " << at.frame << ", has "
+              << at.cells << " such cell(s), the first at row " << at.first / info.cols
+              << ", column " << at.first % info.cols << " (v = " << at.value
+              << "). The run that wrote it diverged (try a smaller -t/--deltat) or the file was "
+                 "altered; a picture would draw those cells as ordinary values. Nothing was "
+                 "drawn.\n";
+    std::error_code ignored;
+    for (const fs::path& directory : made_directories) fs::remove(directory, ignored);  // if empty
+    return gs::kExitFailure;
+  }
+  const float vmin = options.vmin;
+  const float vmax = std::isnan(options.vmax) ? largest : options.vmax;
 
   std::unique_ptr<gs::render::GifAnimation> gif;
   gs::render::GifGeometry geometry;
@@ -165,7 +206,8 @@ int render(const Options& options) {
   const std::string source =
       " (frames " + std::to_string(first) + ".." + std::to_string(last) + " step " +
       std::to_string(options.stride) + ", written by " +
-      (info.implementation.empty() ? std::string("unknown") : info.implementation) + ")";
+      (info.implementation.empty() ? std::string("unknown") : gs::printable(info.implementation)) +
+      ")";
   if (options.png) {
     std::cout << "gs_render: wrote " << written << " PNG frame(s) of " << info.rows << " x "
               << info.cols << " to " << options.out_dir << "/" << source << ", v in [" << vmin
@@ -236,8 +278,11 @@ int main(int argc, char** argv) {
   app.add_option("--stride", options.stride, "render every Nth frame")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--vmin", options.vmin, "value drawn black")->capture_default_str();
-  app.add_option("--vmax", options.vmax, "value drawn white (default: the largest v rendered)");
+  app.add_option("--vmin", options.vmin, "value drawn black")
+      ->capture_default_str()
+      ->check(gs::float32_number());
+  app.add_option("--vmax", options.vmax, "value drawn white (default: the largest v rendered)")
+      ->check(gs::float32_number());
   app.add_flag_callback(
       "--no-png", [&options] { options.png = false; }, "write no PNG frames (with --gif)");
   app.add_option("--gif", options.gif, "also write an animated GIF (loops forever) to this file");
@@ -264,6 +309,11 @@ int main(int argc, char** argv) {
   }
   if (!options.gif.empty() && !gs::render::kHaveGif) {
     std::cerr << "gs_render: error: --gif: " << gs::render::kNoGifSupport << "\n";
+    return gs::kExitUsage;
+  }
+  if (!std::isnan(options.vmax) && !(options.vmax > options.vmin)) {
+    std::cerr << "gs_render: error: --vmax (" << options.vmax << ") must be greater than --vmin ("
+              << options.vmin << ")\n";
     return gs::kExitUsage;
   }
   if (!options.png && !options.video.empty()) {

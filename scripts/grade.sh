@@ -38,6 +38,14 @@
 #    the learner's files (the LEARNER files of each lesson, from <build>/lessons.tsv) are laid.
 #    Every other changed file is listed; the lessons it concerns (all of them for a file outside
 #    lessons/, solutions/ and tests/test_lessonNN.cpp) are INVALID.
+#  - A grade cannot be borrowed from the solution: a learner file must be a regular file (a
+#    symbolic link, a submodule or anything else makes its lesson INVALID, and upstream's stub is
+#    graded instead); while a lesson's learner files are compiled, its solutions/NN_topic/ folder
+#    is moved out of the pristine tree; an #include in a learner file that is absolute, has a
+#    ".." or names no file literally makes the lesson INVALID; and after the build the
+#    compiler's dependency records of the lesson's exercise (ninja -t deps) must name no file
+#    under solutions/ or another lesson's folder, none of the learner's own checkout, none under
+#    /proc or /dev, and no copy of a solution file (grade_results.py includes).
 #  - Each lesson build is built and tested on its own: a compile error in one leaves the others
 #    graded. Tests run through CTest (per-test timeout, JUnit XML).
 #  - Nothing tested is not a pass: a lesson that ran no test, or whose tests all skipped, fails;
@@ -143,7 +151,10 @@ else
   work=$(mktemp -d "${TMPDIR:-/tmp}/gs-grade.XXXXXX") || fail "mktemp failed"
 fi
 RUN=$(mktemp -d "$work/run.XXXXXX") || fail "mktemp failed"
+hide_solution() { :; }  # both defined once the pristine tree is known
+restore_solutions() { :; }
 cleanup() {
+  restore_solutions
   if [ "$keep" = 1 ]; then
     echo "grade.sh: kept $RUN (logs, JUnit) and the builds in $work"
   elif [ "$reuse" = 1 ]; then
@@ -230,6 +241,22 @@ if [ "$in_git" = 1 ]; then
   fi
   build=$work/build-$base
   asan_build=$work/build-asan-$base
+  # While a lesson's learner files compile, its solution waits here, outside the tree (and comes
+  # back after, or here if a grading was interrupted: the tree is reused under --work).
+  hidden=$work/hidden-$base
+  hide_solution() {  # hide_solution LESSON TOPIC: solutions/LESSON_TOPIC/ out of the tree
+    [ -d "$tree/solutions/$1_$2" ] || return 0
+    mkdir -p "$hidden" && mv "$tree/solutions/$1_$2" "$hidden/"
+  }
+  restore_solutions() {
+    local folder
+    for folder in "$hidden"/*; do
+      [ -d "$folder" ] && mv "$folder" "$tree/solutions/"
+    done
+    rmdir "$hidden" 2>/dev/null
+    return 0
+  }
+  restore_solutions
 else
   tree=$ROOT
   build=$work/build-tree
@@ -261,10 +288,40 @@ for row in "${rows[@]}"; do
   for file in $files; do learner_file_lesson[$file]=$lesson; done
 done
 declare -A missing_file=()
+# Per lesson: why its grade cannot count although its files compiled (INVALID), "; "-separated.
+declare -A learner_problem=()
+shown() { printf '%s' "$1" | tr -c '[:print:]' '?'; }  # a name from the work, safe to print
+# A learner file must be a regular file: a symbolic link (to the solution, say) would be followed
+# by the build of a working tree; in a commit it is a link's text.
+learner_file_kind() {  # learner_file_kind FILE: nothing for a regular file, else what it is
+  local mode
+  if [ -n "$learner_ref" ]; then
+    mode=$(git_ ls-tree "$learner_commit" -- "$1" | awk '{ print $1 }')
+    case "$mode" in
+      ''|100644|100755) ;;
+      120000) echo "a symbolic link (to $(shown "$(git_ show "$learner_commit:$1")"))" ;;
+      160000) echo "a submodule" ;;
+      *) echo "not a regular file (git mode $mode)" ;;
+    esac
+  elif [ -L "$ROOT/$1" ]; then
+    echo "a symbolic link (to $(shown "$(readlink "$ROOT/$1")"))"
+  elif [ -e "$ROOT/$1" ] && [ ! -f "$ROOT/$1" ]; then
+    echo "not a regular file ($(stat -c %F "$ROOT/$1" 2>/dev/null))"
+  fi
+}
+for file in "${!learner_file_lesson[@]}"; do
+  kind=$(learner_file_kind "$file")
+  if [ -n "$kind" ]; then
+    learner_problem[${learner_file_lesson[$file]}]+="$file is $kind: a learner file must be a regular file; "
+  fi
+done
 if [ "$in_git" = 1 ]; then
   for file in "${!learner_file_lesson[@]}"; do
     content=$RUN/learner.tmp
-    if [ -n "$learner_ref" ]; then
+    lesson=${learner_file_lesson[$file]}
+    if [[ "${learner_problem[$lesson]:-}" == *"$file is "* ]]; then
+      git_ show "$base:$file" > "$content"  # not followed: upstream's stub is graded instead
+    elif [ -n "$learner_ref" ]; then
       git_ show "$learner_commit:$file" > "$content" 2>/dev/null || missing_file[$file]=1
     elif [ -f "$ROOT/$file" ]; then
       cat "$ROOT/$file" > "$content"
@@ -366,15 +423,35 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   test_target=$(basename "$tests")
   program_target=$(basename "$program")
   printf '== %s (%s): ' "$id" "$topic"
-  if ! cmake --build "$build" -j "$jobs" --target "$test_target" "$program_target" \
-         > "$RUN/logs/build-$id.log" 2>&1; then
-    echo "BUILD FAILED"
+  # What the learner's files reach beyond the lesson: their text now, the compiler's records after
+  # a build that succeeds (grade_results.py includes). A problem makes the lesson INVALID.
+  local folder=lessons/${lesson}_$topic learner_files=() problem
+  for file in "${!learner_file_lesson[@]}"; do
+    [ "${learner_file_lesson[$file]}" = "$lesson" ] && learner_files+=("$file")
+  done
+  check_includes() {
+    while IFS= read -r problem; do
+      [ -n "$problem" ] && [[ "${learner_problem[$lesson]:-}" != *"$problem; "* ]] \
+        && learner_problem[$lesson]+="$problem; "
+    done < <(python3 "$RESULTS" includes --tree "$tree" --lesson-folder "$folder" \
+               --learner "${learner_files[@]}" --checkout "$ROOT" --work "$work" "$@")
+  }
+  check_includes
+  local built=1
+  hide_solution "$lesson" "$topic"
+  cmake --build "$build" -j "$jobs" --target "$test_target" "$program_target" \
+    > "$RUN/logs/build-$id.log" 2>&1 || built=0
+  restore_solutions
+  if [ "$built" = 1 ]; then
+    check_includes --build "$build" --target "${program_target}_impl" \
+      "$program_target" "$test_target"
+  fi
+  if [ "$built" = 0 ]; then
     grep -E -A4 ': (fatal )?error|error:' "$RUN/logs/build-$id.log" | sed "s|$tree/||g" \
       | head -24 > "$details"
     [ -s "$details" ] || tail -20 "$RUN/logs/build-$id.log" | sed "s|$tree/||g" > "$details"
-    sed 's/^/   /' "$details"
-    record "$key" status "BUILD FAILED"
-    record "$key" reason "does not compile"
+    printf 'does not compile'
+    settle "$key" "$lesson" "BUILD FAILED" "does not compile"
     record "$key" seconds $((SECONDS - start))
     return
   fi
@@ -401,8 +478,12 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   if [ "$verdict" = PASS ] && [ "$sanitize" = 1 ]; then
     if [[ ",$labels," == *,cpu,* ]] && ensure_asan; then
       tools+=(asan+ubsan)
-      if ! cmake --build "$asan_build" -j "$jobs" --target "$test_target" \
-             > "$RUN/logs/build-asan-$id.log" 2>&1; then
+      local asan_built=1
+      hide_solution "$lesson" "$topic"
+      cmake --build "$asan_build" -j "$jobs" --target "$test_target" \
+        > "$RUN/logs/build-asan-$id.log" 2>&1 || asan_built=0
+      restore_solutions
+      if [ "$asan_built" = 0 ]; then
         sanitizer=FAILED reason="does not compile under the sanitizers"
         grep -E -A4 'error' "$RUN/logs/build-asan-$id.log" | sed "s|$tree/||g" | head -20 > "$details"
       else
@@ -476,21 +557,38 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     fi
   fi
 
-  local invalid="${invalid_all[*]} ${invalid_lesson[$lesson]:-}"
+  settle "$key" "$lesson" "$verdict" "$reason"
+  record "$key" seconds $((SECONDS - start))
+}
+
+# settle KEY LESSON VERDICT REASON: the lesson's status. INVALID when the work changed other
+# files, or when its learner files are not regular files or reach beyond the lesson (the grade
+# then says what the tests did); else the verdict (PASS, FAIL, BUILD FAILED) and its reason.
+settle() {
+  local key=$1 lesson=$2 verdict=$3 reason=$4 details=$RUN/records/$1.details
+  local invalid="${invalid_all[*]} ${invalid_lesson[$lesson]:-}" problems=${learner_problem[$lesson]:-}
   invalid=$(echo $invalid)
+  problems=${problems%; }
   record "$key" tests_verdict "$verdict"
   record "$key" invalid "$invalid"
-  if [ -n "$invalid" ]; then
+  record "$key" invalid_reasons "$problems"
+  if [ -n "$invalid" ] || [ -n "$problems" ]; then
+    local why=$problems
+    [ -z "$invalid" ] || why="${why:+$why; }changed outside the exercise: $invalid, graded without those changes"
     record "$key" status INVALID
-    record "$key" reason "changed outside the exercise: $invalid (graded without those changes; tests: $verdict${reason:+, $reason})"
+    record "$key" reason "$why (tests: $verdict${reason:+, $reason})"
     printf ' -> INVALID (tests: %s)\n' "$verdict"
+    [ -z "$problems" ] || printf '%s\n' "$problems" | sed 's/; /\n/g' | sed 's/^/   INVALID: /'
+  elif [ "$verdict" = "BUILD FAILED" ]; then
+    record "$key" status "$verdict"
+    record "$key" reason "$reason"
+    printf ' -> BUILD FAILED\n'
   else
     record "$key" status "$verdict"
     record "$key" reason "$reason"
     printf ' -> %s%s\n' "$verdict" "${reason:+ ($reason)}"
   fi
   [ "$verdict" = PASS ] || sed 's/^/   /' "$details"
-  record "$key" seconds $((SECONDS - start))
 }
 
 baseline_program=""

@@ -11,6 +11,19 @@ script reads those with a real XML parser and writes what people and machines re
       (the pristine tree's path) is cut from file names so a message points at the learner's
       own paths.
 
+  grade_results.py includes --tree TREE --lesson-folder lessons/NN_topic --learner FILE...
+                   [--build DIR --target T...] [--checkout DIR] [--work DIR]
+      What a learner's file reaches beyond its lesson, one line per problem ("FILE: why"), none
+      when all is well; grade.sh makes the lesson INVALID for each. Two checks:
+      - the text of each learner FILE (relative to TREE): an #include whose name is absolute or
+        has a ".." component, or that names no file literally (a macro), reaches outside the
+        folders a learner file may use (its own lesson folder, common/include, the system);
+      - with --build, the dependencies the compiler recorded (`ninja -t deps`) for every object
+        of the targets T (the lesson's exercise: its body, program and tests): none may be a file
+        under TREE/solutions/ or another lesson's folder of TREE, a file of the learner's own
+        checkout DIR (outside the grading's work folder), a file under /proc or /dev, a file that
+        is gone, or a file whose content is a solution's (a copy planted elsewhere).
+
   grade_results.py report RUN_DIR [--json FILE] [--markdown FILE]...
       Reads RUN_DIR/meta and RUN_DIR/records/*.rec (key=value lines grade.sh wrote, one record
       per lesson build, with RUN_DIR/records/<build>.details beside it), prints the scoreboard in
@@ -18,9 +31,11 @@ script reads those with a real XML parser and writes what people and machines re
       when the grade passes, 1 when it does not (the rules are in grade.sh's header).
 """
 import argparse
+import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -116,6 +131,149 @@ def junit_command(args):
     return 0
 
 
+INCLUDE = re.compile(r'^\s*#\s*(include|include_next|import)\b\s*(.*)$')
+NAMED = re.compile(r'^(["<])([^">]*)[">]')
+
+
+def include_problems(path, shown):
+    """The #include lines of learner file @p path that reach outside its lesson (text check)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            text = file.read()
+    except OSError as error:
+        return [f"{shown}: cannot be read ({error.strerror})"]
+    lines = text.splitlines()
+    problems = []
+    index = 0
+    while index < len(lines):
+        number, line = index + 1, lines[index]
+        while line.endswith("\\") and index + 1 < len(lines):  # one directive over lines
+            index += 1
+            line = line[:-1] + lines[index]
+        index += 1
+        found = INCLUDE.match(line)
+        if not found:
+            continue
+        operand = found.group(2).strip()
+        named = NAMED.match(operand)
+        if not named:
+            problems.append(f"{shown}:{number}: #{found.group(1)} {operand[:80]!r} does not name a "
+                            f"file literally: a learner file may include only files of its own "
+                            f"lesson folder, common/include and the system, by name")
+            continue
+        name = named.group(2)
+        if name.startswith("/") or ".." in name.replace("\\", "/").split("/"):
+            problems.append(f"{shown}:{number}: #{found.group(1)} {named.group(0)} reaches outside "
+                            f"the lesson (an absolute name or '..'): a learner file may include "
+                            f"only files of its own lesson folder, common/include and the system")
+    return problems
+
+
+def recorded_dependencies(build, targets):
+    """{object: [dependency, ...]} that Ninja recorded for the objects of @p targets."""
+    ninja = "ninja"  # the one CMake configured the build with, when it says
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8", errors="replace") as cache:
+            for line in cache:
+                if line.startswith("CMAKE_MAKE_PROGRAM:"):
+                    ninja = line.split("=", 1)[1].strip() or ninja
+    except OSError:
+        pass
+    try:
+        output = subprocess.run([ninja, "-C", build, "-t", "deps"], check=True,
+                                capture_output=True, text=True, errors="replace").stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    wanted = re.compile(r"(^|/)CMakeFiles/(" + "|".join(re.escape(t) for t in targets) +
+                        r")\.dir/")
+    records, current = {}, None
+    for line in output.splitlines():
+        if line and not line[0].isspace():
+            target = line.split(":", 1)[0]
+            current = target if wanted.search(target) else None
+            if current:
+                records[current] = []
+        elif current and line.strip():
+            records[current].append(line.strip())
+    return records
+
+
+def digest(path):
+    with open(path, "rb") as file:
+        return hashlib.sha256(file.read()).hexdigest()
+
+
+def within(path, folder):
+    return folder is not None and (path == folder or path.startswith(folder.rstrip("/") + "/"))
+
+
+def dependency_problems(args):
+    """What the objects of the lesson's exercise depend on that they must not (deps check)."""
+    tree = os.path.realpath(args.tree)
+    solutions = os.path.join(tree, "solutions")
+    lessons = os.path.join(tree, "lessons")
+    own = os.path.join(tree, args.lesson_folder)
+    checkout = os.path.realpath(args.checkout) if args.checkout else None
+    work = os.path.realpath(args.work) if args.work else None
+    # Every solution file by size, then by content: a dependency the size of one is hashed.
+    solution_digests = {}
+    for folder, _, files in os.walk(solutions):
+        for name in files:
+            path = os.path.join(folder, name)
+            solution_digests.setdefault(os.path.getsize(path), {})[digest(path)] = \
+                os.path.relpath(path, tree)
+    records = recorded_dependencies(args.build, args.target)
+    if records is None:
+        return [f"{args.lesson_folder}: the compiler's dependency records could not be read "
+                f"(ninja -t deps in {args.build})"]
+    problems = []
+    seen = set()
+    for _, dependencies in sorted(records.items()):
+        for dependency in dependencies:
+            shown = dependency
+            joined = os.path.normpath(os.path.join(args.build, dependency))
+            if joined.startswith(("/proc/", "/dev/")):
+                problems.append(f"{args.lesson_folder}: compiling it read {shown}, a path under "
+                                f"/proc or /dev (a way around the folders a learner file may use)")
+                continue
+            # Relative names are the build folder's (where the compiler ran).
+            real = os.path.realpath(os.path.join(args.build, dependency))
+            if real in seen:
+                continue
+            seen.add(real)
+            if not os.path.isfile(real):
+                problems.append(f"{args.lesson_folder}: compiling it read {shown}, which is not a "
+                                f"file now")
+            elif within(real, solutions):
+                problems.append(f"{args.lesson_folder}: compiling it read "
+                                f"{os.path.relpath(real, tree)}, a solution")
+            elif within(real, lessons) and not within(real, own):
+                problems.append(f"{args.lesson_folder}: compiling it read "
+                                f"{os.path.relpath(real, tree)}, a file of another lesson")
+            else:
+                if within(real, checkout) and not within(real, work) and not within(real, tree):
+                    problems.append(f"{args.lesson_folder}: compiling it read {real}, a file of "
+                                    f"the learner's repository itself, not of the graded tree")
+                match = None
+                if not within(real, own) and os.path.getsize(real) in solution_digests:
+                    match = solution_digests[os.path.getsize(real)].get(digest(real))
+                if match:
+                    problems.append(f"{args.lesson_folder}: compiling it read {real}, a copy of "
+                                    f"{match}")
+    return problems
+
+
+def includes_command(args):
+    problems = []
+    for learner in args.learner:
+        problems += include_problems(os.path.join(args.tree, learner), learner)
+    if args.build:
+        problems += dependency_problems(args)
+    for problem in problems:
+        print(problem)
+    return 0
+
+
 def read_record(path):
     record = {}
     with open(path, encoding="utf-8", errors="replace") as file:
@@ -183,6 +341,7 @@ def report_command(args):
             "baseline_cell_updates_per_s": number(record.get("baseline_rate"), float),
             "seconds": number(record.get("seconds")),
             "invalid": invalid,
+            "invalid_reasons": [r for r in record.get("invalid_reasons", "").split("; ") if r],
             "details": record["details"] or None,
             "junit": record.get("junit", "").split(),
             "commit": meta.get("commit"),
@@ -306,7 +465,17 @@ def main():
     report.add_argument("run")
     report.add_argument("--json")
     report.add_argument("--markdown", action="append", default=[])
+    includes = commands.add_parser("includes")
+    includes.add_argument("--tree", required=True)
+    includes.add_argument("--lesson-folder", required=True)
+    includes.add_argument("--learner", nargs="+", default=[])
+    includes.add_argument("--build")
+    includes.add_argument("--target", nargs="+", default=[])
+    includes.add_argument("--checkout")
+    includes.add_argument("--work")
     args = parser.parse_args()
+    if args.command == "includes":
+        return includes_command(args)
     return junit_command(args) if args.command == "junit" else report_command(args)
 
 

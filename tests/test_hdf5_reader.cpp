@@ -3,20 +3,30 @@
 // dimension that does not fit an int, no frames, a rank that is not 3, sizes that disagree), and
 // the reader must refuse it with a message that names the problem, never crash or read a
 // different size. Files in other writers' styles (h5py: 64-bit numbers, variable-length strings,
-// one-element arrays) are read.
+// one-element arrays) are read. Then files that are not a simulation at all: values kept in
+// another file (external storage, a virtual dataset), a file cut short (with and without its
+// superblock patched to match), a frame never written, another layout, a FIFO; and the same for
+// the reader of lesson 09's files (DatasetReader). Last, printable(): what a file says is made
+// safe for the terminal.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gs/hdf5_io.hpp"
+#include "gs/report.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -114,29 +124,65 @@ void write_attribute(hid_t dataset, const Attribute& attribute) {
   H5Sclose(space);
 }
 
-// Writes a file whose dataset `matrix` has shape @p dims and type @p type (no frame data is
-// written: chunks that were never written read as zeros, so even huge shapes stay small files).
-std::string make_file(const std::string& name, const std::vector<hsize_t>& dims,
-                      const std::vector<Attribute>& attributes, hid_t type = H5T_IEEE_F32LE,
-                      const char* dataset_name = "matrix") {
+std::string test_path(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / "gs_hdf5_reader_tests";
   fs::create_directories(dir);
-  const std::string path = (dir / name).string();
+  return (dir / name).string();
+}
+
+// How a test lays out its dataset: the course's (one chunk per frame, every frame written), or
+// its own (@p set_up changes the creation properties; @p frames_written frames are written).
+struct Layout {
+  std::function<void(hid_t create)> set_up;  // empty: the course's chunks
+  hsize_t frames_written = ~hsize_t{0};      // all of them
+};
+
+// Writes a file whose dataset `matrix` has shape @p dims and type @p type: in the course's layout
+// (chunks of one frame, [1, rows, cols]) and with every frame written (v = 0.25) when the
+// dataset is small; a huge shape keeps chunks of one value and no data, so the file stays small
+// (those are refused for their shape before any value is read). The attributes come before the
+// frames, so the frames are the end of the file (the truncation tests rely on it).
+std::string make_file(const std::string& name, const std::vector<hsize_t>& dims,
+                      const std::vector<Attribute>& attributes, hid_t type = H5T_IEEE_F32LE,
+                      const char* dataset_name = "matrix", const Layout& layout = {}) {
+  const std::string path = test_path(name);
   const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   EXPECT_GE(file, 0);
   const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   EXPECT_GE(space, 0);
   const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
   bool empty = false;
-  for (const hsize_t n : dims) empty = empty || n == 0;
-  if (!empty) {
-    const std::vector<hsize_t> chunk(dims.size(), 1);
+  hsize_t values = 1;
+  for (const hsize_t n : dims) {
+    empty = empty || n == 0;
+    values = values <= (hsize_t{1} << 40) / std::max<hsize_t>(n, 1) ? values * n : hsize_t{1} << 40;
+  }
+  const bool small = !empty && values <= (hsize_t{1} << 20);
+  if (layout.set_up) {
+    layout.set_up(create);
+  } else if (!empty) {
+    std::vector<hsize_t> chunk(dims.size(), 1);
+    if (small) std::copy(dims.begin() + 1, dims.end(), chunk.begin() + 1);
     EXPECT_GE(H5Pset_chunk(create, static_cast<int>(chunk.size()), chunk.data()), 0);
   }
   const hid_t dataset =
       H5Dcreate2(file, dataset_name, type, space, H5P_DEFAULT, create, H5P_DEFAULT);
   EXPECT_GE(dataset, 0);
   for (const Attribute& attribute : attributes) write_attribute(dataset, attribute);
+  if (small && !dims.empty() && layout.frames_written > 0) {
+    std::vector<hsize_t> count = dims;
+    count[0] = std::min(dims[0], layout.frames_written);
+    const std::vector<hsize_t> start(dims.size(), 0);
+    hsize_t written = 1;
+    for (const hsize_t n : count) written *= n;
+    const std::vector<float> v(written, 0.25f);
+    const hid_t memory = H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+    EXPECT_GE(
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        0);
+    EXPECT_GE(H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory, space, H5P_DEFAULT, v.data()), 0);
+    H5Sclose(memory);
+  }
   H5Dclose(dataset);
   H5Pclose(create);
   H5Sclose(space);
@@ -291,6 +337,249 @@ TEST(Reader, ReadsTheGoodFileAndOtherWritersStyles) {
   EXPECT_FLOAT_EQ(reader.info().params.rates.feed, 0.014f);
   EXPECT_THROW(reader.read_frame(2), gs::OutputError);
   EXPECT_THROW(reader.read_frame(-1), gs::OutputError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files that are not a simulation: the values are elsewhere, cut short or never written
+
+const std::vector<hsize_t> kDims = {2, 3, 4};  // what good_attributes() describes
+
+// A file of @p bytes bytes of text, standing for any file of the system (/etc/hostname).
+std::string text_file(const std::string& name, std::size_t bytes) {
+  const std::string path = test_path(name);
+  std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
+  return path;
+}
+
+// Values of `matrix` kept in @p external instead of the file itself (H5Pset_external), declared
+// as the 96 bytes of two frames of 3 x 4 float32.
+Layout external_storage(const std::string& external) {
+  return {[external](hid_t create) {
+            EXPECT_GE(H5Pset_external(create, external.c_str(), 0, 2 * 3 * 4 * sizeof(float)), 0);
+          },
+          0};
+}
+
+// `matrix` as a virtual dataset whose values are dataset `matrix` of @p source.
+Layout virtual_dataset(const std::string& source) {
+  return {[source](hid_t create) {
+            const hid_t space = H5Screate_simple(3, kDims.data(), nullptr);
+            EXPECT_GE(H5Pset_virtual(create, space, source.c_str(), "matrix", space), 0);
+            H5Sclose(space);
+          },
+          0};
+}
+
+TEST(ReaderRefusesForeignValues, ExternalStorageOnAnotherFile) {
+  const std::string hostname = text_file("hostname", 96);  // exactly the size declared
+  const std::string path = make_file("external.h5", kDims, good_attributes(), H5T_IEEE_F32LE,
+                                     "matrix", external_storage(hostname));
+  const std::string message = refusal(path);
+  EXPECT_NE(message.find("keeps its values in 1 other file(s), the first '" + hostname + "'"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("external storage"), std::string::npos) << message;
+}
+
+TEST(ReaderRefusesForeignValues, AnExternalFileShorterThanDeclared) {
+  const std::string short_file = text_file("short_external", 10);
+  const std::string path = make_file("external_short.h5", kDims, good_attributes(), H5T_IEEE_F32LE,
+                                     "matrix", external_storage(short_file));
+  EXPECT_NE(refusal(path).find("external storage"), std::string::npos) << refusal(path);
+}
+
+TEST(ReaderRefusesForeignValues, AVirtualDatasetWithAMissingSource) {
+  const std::string path = make_file("virtual.h5", kDims, good_attributes(), H5T_IEEE_F32LE,
+                                     "matrix", virtual_dataset(test_path("no_such_source.h5")));
+  const std::string message = refusal(path);
+  EXPECT_NE(message.find("is a virtual dataset"), std::string::npos) << message;
+  EXPECT_NE(message.find("no_such_source.h5"), std::string::npos) << message;
+}
+
+TEST(ReaderRefusesForeignValues, AVirtualDatasetWhoseSourceIsAFifoDoesNotHang) {
+  const std::string fifo = test_path("source_fifo.h5");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string path = make_file("virtual_fifo.h5", kDims, good_attributes(), H5T_IEEE_F32LE,
+                                     "matrix", virtual_dataset(fifo));
+  EXPECT_NE(refusal(path).find("is a virtual dataset"), std::string::npos) << refusal(path);
+}
+
+TEST(ReaderRefusesForeignValues, OtherLayoutsThanOneChunkPerFrame) {
+  const std::string contiguous =
+      make_file("contiguous.h5", kDims, good_attributes(), H5T_IEEE_F32LE, "matrix",
+                {[](hid_t create) { EXPECT_GE(H5Pset_layout(create, H5D_CONTIGUOUS), 0); }});
+  EXPECT_NE(refusal(contiguous).find("is stored contiguously"), std::string::npos)
+      << refusal(contiguous);
+  const std::string small_chunks = make_file("small_chunks.h5", kDims, good_attributes(),
+                                             H5T_IEEE_F32LE, "matrix", {[](hid_t create) {
+                                               const hsize_t chunk[3] = {1, 1, 4};
+                                               EXPECT_GE(H5Pset_chunk(create, 3, chunk), 0);
+                                             }});
+  EXPECT_NE(refusal(small_chunks)
+                .find("chunks of 1 x 1 x 4; the course's files store one chunk per "
+                      "frame, 1 x 3 x 4"),
+            std::string::npos)
+      << refusal(small_chunks);
+}
+
+TEST(ReaderRefusesForeignValues, AFrameNeverWritten) {
+  Layout one_frame;
+  one_frame.frames_written = 1;
+  const std::string path =
+      make_file("one_of_two.h5", kDims, good_attributes(), H5T_IEEE_F32LE, "matrix", one_frame);
+  gs::FrameReader reader(path);
+  EXPECT_EQ(reader.read_frame(0), std::vector<float>(12, 0.25f));
+  try {
+    reader.read_frame(1);
+    ADD_FAILURE() << "frame 1, never written, was read";
+  } catch (const gs::OutputError& error) {
+    EXPECT_NE(std::string(error.what()).find("frame 1 of '" + path + "' was never written"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+// The end of the last chunk of `matrix` in @p path: the tests below cut the file there.
+std::uint64_t last_chunk_end(const std::string& path, hsize_t frames) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t dataset = H5Dopen2(file, "matrix", H5P_DEFAULT);
+  const hsize_t offset[3] = {frames - 1, 0, 0};
+  unsigned mask = 0;
+  haddr_t address = 0;
+  hsize_t size = 0;
+  EXPECT_GE(H5Dget_chunk_info_by_coord(dataset, offset, &mask, &address, &size), 0);
+  H5Dclose(dataset);
+  H5Fclose(file);
+  return address + size;
+}
+
+TEST(ReaderRefusesTruncatedFiles, CutShort) {
+  const std::string path = make_file("cut.h5", kDims, good_attributes());
+  const auto size = fs::file_size(path);
+  fs::resize_file(path, size - 20);
+  const std::string message = refusal(path);
+  EXPECT_NE(message.find("it is truncated: it has " + std::to_string(size - 20) +
+                         " bytes, and its superblock says " + std::to_string(size)),
+            std::string::npos)
+      << message;
+  fs::resize_file(path, 100);
+  EXPECT_NE(refusal(path).find("it is truncated"), std::string::npos) << refusal(path);
+}
+
+TEST(ReaderRefusesTruncatedFiles, CutShortWithItsSuperblockPatchedToMatch) {
+  // What HDF5 does not see: the superblock (version 0, no checksum) says the file ends where it
+  // was cut, so it opens, and a read past the end would return zeros.
+  const std::string path = make_file("cut_patched.h5", kDims, good_attributes());
+  const std::uint64_t size = fs::file_size(path);
+  ASSERT_EQ(last_chunk_end(path, 2), size) << "the last frame must be the end of the file";
+  const std::uint64_t cut = size - 8;
+  fs::resize_file(path, cut);
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    char version = 0;
+    file.seekg(8);
+    file.get(version);
+    ASSERT_EQ(version, 0) << "superblock version 0: the end-of-file address is at byte 40";
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(cut >> (8 * i));
+    file.seekp(40);
+    file.write(reinterpret_cast<const char*>(bytes), 8);
+  }
+  gs::FrameReader reader(path);  // HDF5 itself finds nothing wrong
+  EXPECT_EQ(reader.read_frame(0), std::vector<float>(12, 0.25f));
+  try {
+    reader.read_frame(1);
+    ADD_FAILURE() << "frame 1, cut short, was read";
+  } catch (const gs::OutputError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("past the end of the file (" + std::to_string(cut) +
+                        " bytes): the file is truncated"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ReaderRefuses, WhatIsNotARegularFileWithoutBlocking) {
+  const std::string fifo = test_path("input_fifo.h5");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);  // opening it for reading would wait for a writer
+  EXPECT_NE(refusal(fifo).find("it is a FIFO (named pipe), not a regular file"), std::string::npos)
+      << refusal(fifo);
+  EXPECT_NE(refusal(::testing::TempDir()).find("it is a directory"), std::string::npos);
+  EXPECT_NE(refusal(test_path("missing.h5")).find("No such file"), std::string::npos);
+  const std::string text = text_file("text.h5", 100);
+  EXPECT_NE(refusal(text).find("it is not one (no HDF5 signature)"), std::string::npos)
+      << refusal(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader of lesson 09's files: the same refusals
+
+std::string dataset_refusal(const std::string& path, const std::string& name = "matrix") {
+  try {
+    const std::vector<float> values = gs::DatasetReader(path).read_floats(name);
+    return "read " + std::to_string(values.size()) + " values";
+  } catch (const gs::OutputError& error) {
+    return error.what();
+  }
+}
+
+TEST(DatasetReaderRefuses, ValuesElsewhereCutShortOrNeverWritten) {
+  EXPECT_EQ(dataset_refusal(make_file("sweep_good.h5", kDims, {})), "read 24 values");
+  const std::string hostname = text_file("hostname_for_sweep", 96);
+  const std::string external = make_file("sweep_external.h5", kDims, {}, H5T_IEEE_F32LE, "matrix",
+                                         external_storage(hostname));
+  EXPECT_NE(dataset_refusal(external).find("external storage"), std::string::npos)
+      << dataset_refusal(external);
+  const std::string virtual_file = make_file("sweep_virtual.h5", kDims, {}, H5T_IEEE_F32LE,
+                                             "matrix", virtual_dataset(test_path("none.h5")));
+  EXPECT_NE(dataset_refusal(virtual_file).find("is a virtual dataset"), std::string::npos)
+      << dataset_refusal(virtual_file);
+  EXPECT_THROW(gs::DatasetReader(virtual_file).shape("matrix"), gs::OutputError)
+      << "not even its shape is read";
+  Layout one_frame;
+  one_frame.frames_written = 1;
+  const std::string unwritten =
+      make_file("sweep_unwritten.h5", kDims, {}, H5T_IEEE_F32LE, "matrix", one_frame);
+  EXPECT_NE(dataset_refusal(unwritten).find("the chunk at [1, 0, 0] of dataset 'matrix' of '" +
+                                            unwritten + "' was never written"),
+            std::string::npos)
+      << dataset_refusal(unwritten);
+  const std::string contiguous_unwritten =
+      make_file("sweep_contiguous.h5", kDims, {}, H5T_IEEE_F32LE, "matrix",
+                {[](hid_t create) { EXPECT_GE(H5Pset_layout(create, H5D_CONTIGUOUS), 0); }, 0});
+  EXPECT_NE(dataset_refusal(contiguous_unwritten).find("was never written"), std::string::npos)
+      << dataset_refusal(contiguous_unwritten);
+  const std::string cut = make_file("sweep_cut.h5", kDims, {});
+  fs::resize_file(cut, fs::file_size(cut) - 8);
+  EXPECT_NE(dataset_refusal(cut).find("it is truncated"), std::string::npos)
+      << dataset_refusal(cut);
+  EXPECT_NE(dataset_refusal(cut + ".missing").find("No such file"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// printable(): what a file says, safe for the terminal
+
+TEST(Printable, KeepsTextAndUtf8AndEscapesWhatATerminalWouldObey) {
+  EXPECT_EQ(gs::printable("l06-temporal (4 steps)"), "l06-temporal (4 steps)");
+  EXPECT_EQ(gs::printable("Gray–Scott, naïve, 格子"), "Gray–Scott, naïve, 格子");
+  // ESC [2J (clear the screen), an OSC title, a bell, a newline, a tab, DEL, a backslash.
+  EXPECT_EQ(gs::printable("\x1b[2J\x1b]0;pwned\x07 a\nb\tc\x7f\\"),
+            "\\x1b[2J\\x1b]0;pwned\\x07 a\\nb\\tc\\x7f\\\\");
+  // C1 CSI as UTF-8 (U+009B), a right-to-left override (U+202E), a stray byte, a cut sequence,
+  // an overlong '/', a surrogate.
+  EXPECT_EQ(gs::printable("\xc2\x9b"
+                          "31m"),
+            "\\u{009B}31m");
+  EXPECT_EQ(gs::printable("abc\xe2\x80\xaetxt.exe"), "abc\\u{202E}txt.exe");
+  EXPECT_EQ(gs::printable("\x9b"
+                          "1;1H"),
+            "\\x9b1;1H");
+  EXPECT_EQ(gs::printable("\xe2\x82"), "\\xe2\\x82");
+  EXPECT_EQ(gs::printable("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(gs::printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(gs::printable(std::string("a\0b", 3)), "a\\x00b");
 }
 
 }  // namespace

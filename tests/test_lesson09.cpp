@@ -592,6 +592,24 @@ INSTANTIATE_TEST_SUITE_P(
         BadRun{"zero_cols", "-c 0", "-c/--nbcol must be at least 1", 2},
         BadRun{"zero_steps", "--steps 0", "--steps must be at least 1", 2},
         BadRun{"zero_window", "--window 0", "--window must be at least 1", 2},
+        BadRun{"window_beyond_steps", "--window 11",
+               "--window must be at most --steps (10): the change is measured over the last W "
+               "steps of the run (got 11)",
+               2},
+        // The members compute in float32: an end of a range, or a shared rate, that does not
+        // convert to a normal float32 is refused, never run as inf or 0.
+        BadRun{"feed_beyond_float32", "--feed 1e39",
+               "--feed 1e39: 1e39 is too large for float32 (its magnitude must be at most "
+               "3.40282e+38",
+               2},
+        BadRun{"feed_below_float32", "--feed 1e-46",
+               "--feed 1e-46: 1e-46 is too small for float32 (its magnitude must be 0 or at least "
+               "1.17549e-38",
+               2},
+        BadRun{"kill_end_subnormal", "--kill 1e-40:0.05:3", "1e-40 is too small for float32", 2},
+        BadRun{"dt_beyond_float32", "-t 1e39", "--deltat: 1e39 is too large for float32", 2},
+        BadRun{"vmax_nan", "--vmax nan", "--vmax: nan is not a finite number", 2},
+        BadRun{"vmax_beyond_float32", "--vmax 1e39", "--vmax: 1e39 is too large for float32", 2},
         BadRun{"too_many_members", "--feed 0.01:0.06:300 --kill 0.04:0.07:300", "at most 65535", 2},
         BadRun{"does_not_fit", "--feed 0.01:0.06:100 --kill 0.04:0.07:100 -r 16384 -c 16384",
                "members of this size fit", 2},
@@ -883,6 +901,41 @@ TEST(ProgramOutput, AFullDiskOrASignalKeepsThePreviousFiles) {
   EXPECT_EQ(read_all(png), old_png) << "the previous map was changed";
   expect_no_partial_left(h5);
   expect_no_partial_left(png);
+}
+
+// When memory runs out, the message names what did not fit: here the map's picture (about 3.4 GB
+// under a 1 GiB address-space limit), not the 65535 small members, which fit. Where the host has
+// less than that free, the check before any work refuses the map instead: named too.
+TEST(Program, OutOfMemoryNamesThePictureNotTheMembers) {
+  const std::string png = fresh("huge_map.png");
+  const Outcome outcome = run("sh -c 'ulimit -v 1048576; exec " + kProgram +
+                              " --feed 0.01:0.06:255 --kill 0.04:0.07:257 -r 4 -c 4 --steps 10" +
+                              " --tile 128 --device cpu --no-hdf5 --png " + png + "'");
+  EXPECT_TRUE(outcome.exit_code == 1 || outcome.exit_code == 2) << outcome.output;
+  EXPECT_EQ(outcome.output.find("out of memory for 65535 members"), std::string::npos)
+      << outcome.output;
+  const bool named =
+      outcome.output.find("out of memory for the map's picture, ") != std::string::npos ||
+      outcome.output.find("the map of 255 x 257 members in tiles of 128 pixels (--tile) would be ") !=
+          std::string::npos;
+  EXPECT_TRUE(named) << outcome.output;
+  expect_no_file_left(png);
+}
+
+// A count given as 0 is refused like any count below 1, never replaced by the default.
+TEST(Program, BenchmarkRefusesZeroCounts) {
+  const Outcome outcome = run(kProgram + " benchmark --device cpu --members 0 --steps 0 -r 0" +
+                              " -c 0 --official-steps 0 --sequential-members 0");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  for (const char* message :
+       {"--members must be between 1 and 65535 (got 0)", "--steps must be at least 1 (got 0)",
+        "-r/--nbrow must be at least 1 (got 0)", "-c/--nbcol must be at least 1 (got 0)",
+        "--official-steps must be at least 1 (got 0)",
+        "--sequential-members must be at least 1 (got 0)"}) {
+    EXPECT_NE(outcome.output.find(message), std::string::npos)
+        << message << " in " << outcome.output;
+  }
+  EXPECT_EQ(outcome.output.find("| run |"), std::string::npos) << "nothing was measured";
 }
 
 // The same small sweep on the GPU and the CPU: the same numbers, to rounding.

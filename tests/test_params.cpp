@@ -67,6 +67,8 @@ INSTANTIATE_TEST_SUITE_P(
             "infinite Dv",
             [](gs::Params& p) { p.rates.diffusion_v = std::numeric_limits<float>::infinity(); },
             "-v/--diffusion-v"},
+        BadInput{"subnormal feed", [](gs::Params& p) { p.rates.feed = 1e-40f; },
+                 "-f/--feedrate is too small for float32"},
         BadInput{"unstable dt", [](gs::Params& p) { p.rates.dt = 2.0f; }, "unstable"},
         BadInput{"unstable Du", [](gs::Params& p) { p.rates.diffusion_u = 0.17f; }, "at most 1/6"},
         BadInput{"too many cells", [](gs::Params& p) { p.rows = p.cols = 50000; },
@@ -93,6 +95,25 @@ TEST(Params, AllProblemsAreReportedTogether) {
   params.cols = 0;
   params.rates.dt = 5.0f;
   EXPECT_EQ(gs::find_problems(params).size(), 3u) << problems_of(params);
+}
+
+// A rate given on a command line must become a normal float32 (or 0): not inf, not a subnormal.
+TEST(Params, Float32ProblemNamesTheRange) {
+  for (const double fine : {0.0, 0.014, -0.5, 3.4e38, -3.4e38, 1.2e-38, 1.0 / 6.0}) {
+    EXPECT_EQ(gs::float32_problem(fine), "") << fine;
+  }
+  EXPECT_NE(gs::float32_problem(1e39).find("is too large for float32 (its magnitude must be at "
+                                           "most 3.40282e+38; it would become infinite)"),
+            std::string::npos);
+  EXPECT_NE(gs::float32_problem(-1e39).find("too large"), std::string::npos);
+  EXPECT_NE(gs::float32_problem(1e-46).find("is too small for float32 (its magnitude must be 0 or "
+                                            "at least 1.17549e-38; it would become 0 or a "
+                                            "subnormal number)"),
+            std::string::npos);
+  EXPECT_NE(gs::float32_problem(1e-40).find("too small"), std::string::npos) << "subnormal";
+  EXPECT_EQ(gs::float32_problem(std::nan("")), "is not a finite number");
+  EXPECT_EQ(gs::float32_problem(-std::numeric_limits<double>::infinity()),
+            "is not a finite number");
 }
 
 // The size of the output saturates instead of overflowing a signed integer: a run that large is

@@ -99,7 +99,21 @@ INSTANTIATE_TEST_SUITE_P(
                       BadRun{"not_a_number", "-r ten", "", 2},
                       BadRun{"unknown_flag", "--frobnicate", "frobnicate", 2},
                       BadRun{"unknown_impl", "--impl nope", "no implementation named 'nope'", 2},
-                      BadRun{"diverges", "-f 50 -n 3 -e 20", "diverged at frame", 1}),
+                      BadRun{"diverges", "-f 50 -n 3 -e 20", "diverged at frame", 1},
+                      // Rates are float32: what does not convert to a normal float32 is refused
+                      // before any work, never run as inf, 0 or a subnormal number.
+                      BadRun{"feed_beyond_float32", "-f 1e39",
+                             "1e39 is too large for float32 (its magnitude must be at most "
+                             "3.40282e+38",
+                             2},
+                      BadRun{"feed_below_float32", "-f 1e-46",
+                             "1e-46 is too small for float32 (its magnitude must be 0 or at least "
+                             "1.17549e-38",
+                             2},
+                      BadRun{"kill_subnormal", "--killrate 1e-40", "--killrate", 2},
+                      BadRun{"dt_beyond_double", "-t 1e400", "1e400 is too large for float32", 2},
+                      BadRun{"du_nan", "-u nan", "nan is not a finite number", 2},
+                      BadRun{"dv_not_a_number", "-v 0.05x", "0.05x is not a number", 2}),
     [](const ::testing::TestParamInfo<BadRun>& param_info) {
       return std::string(param_info.param.name);
     });

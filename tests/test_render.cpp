@@ -2,9 +2,11 @@
 // frame, the inferno palette, the delay, the loop, the pixels against the file's values), ffmpeg
 // run without a shell (a stand-in ffmpeg records the arguments it was given), malformed input
 // refused with a message, a full disk leaving no truncated picture, a huge --stride, the exit
-// codes; and the rules every output follows (a FIFO refused without hanging, the previous
-// pictures kept on a full disk or a Ctrl-C, links and modes, one file named twice, the
-// leftovers of killed runs).
+// codes; files that are not a simulation (values kept in another file, a virtual dataset, a file
+// cut short, NaN and infinite v) refused before any picture is written; a file's text printed
+// without its escape sequences; --vmin and --vmax checked; and the rules every output follows (a
+// FIFO refused without hanging, the previous pictures kept on a full disk or a Ctrl-C, links and
+// modes, one file named twice, the leftovers of killed runs).
 #if GS_HAVE_GIF
 #include <gif_lib.h>
 #endif
@@ -19,7 +21,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -457,6 +461,185 @@ TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
                            "/f --last 0 >> " + report + "'");
   EXPECT_EQ(lost.exit_code, 1) << lost.output;
   EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files that are not a simulation, built with the HDF5 C API
+
+// A file in the course's layout: dataset `matrix`, [frames, rows, cols] of @p values (frame by
+// frame), one chunk per frame, with the attributes the course's programs write. @p set_up, when
+// given, lays the dataset out its own way instead, and no value is written.
+std::string course_file(const std::string& path, int frames, int rows, int cols,
+                        const std::vector<float>& values, const std::string& implementation,
+                        const std::function<void(hid_t create)>& set_up = {}) {
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(file, 0) << path;
+  const hsize_t dims[3] = {static_cast<hsize_t>(frames), static_cast<hsize_t>(rows),
+                           static_cast<hsize_t>(cols)};
+  const hsize_t chunk[3] = {1, dims[1], dims[2]};
+  const hid_t space = H5Screate_simple(3, dims, nullptr);
+  const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
+  if (set_up) {
+    set_up(create);
+  } else {
+    EXPECT_GE(H5Pset_chunk(create, 3, chunk), 0);
+  }
+  const hid_t dataset =
+      H5Dcreate2(file, "matrix", H5T_IEEE_F32LE, space, H5P_DEFAULT, create, H5P_DEFAULT);
+  EXPECT_GE(dataset, 0);
+  const hid_t scalar = H5Screate(H5S_SCALAR);
+  const auto attribute = [&](const char* name, hid_t type, const void* value) {
+    const hid_t created = H5Acreate2(dataset, name, type, scalar, H5P_DEFAULT, H5P_DEFAULT);
+    EXPECT_GE(H5Awrite(created, type, value), 0) << name;
+    H5Aclose(created);
+  };
+  for (const auto& [name, value] : {std::pair{"nbrow", rows}, std::pair{"nbcol", cols},
+                                    std::pair{"nbimage", frames}, std::pair{"nbextrastep", 10}}) {
+    attribute(name, H5T_NATIVE_INT, &value);
+  }
+  for (const auto& [name, value] :
+       {std::pair{"killrate", 0.054f}, std::pair{"feedrate", 0.014f}, std::pair{"deltat", 1.0f},
+        std::pair{"diffusion_u", 0.1f}, std::pair{"diffusion_v", 0.05f}}) {
+    attribute(name, H5T_NATIVE_FLOAT, &value);
+  }
+  const hid_t text = H5Tcopy(H5T_C_S1);
+  H5Tset_size(text, implementation.size());
+  attribute("implementation", text, implementation.data());
+  H5Tclose(text);
+  if (!set_up) {
+    EXPECT_GE(H5Dwrite(dataset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  }
+  H5Sclose(scalar);
+  H5Dclose(dataset);
+  H5Pclose(create);
+  H5Sclose(space);
+  H5Fclose(file);
+  return path;
+}
+
+// Three frames of 5 x 6 cells, v between 0 and 0.5.
+std::vector<float> ramp(int frames = 3, int rows = 5, int cols = 6) {
+  std::vector<float> v(static_cast<std::size_t>(frames) * rows * cols);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5f * static_cast<float>(i) / v.size();
+  return v;
+}
+
+// gs_render refused @p h5 with exit code 1, a message holding @p message, and wrote nothing.
+void expect_refused(const std::string& h5, const std::string& dir, const std::string& message) {
+  const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/frames");
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_NE(outcome.output.find(message), std::string::npos) << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/frames")) << "refused before any picture was written";
+}
+
+TEST(RenderRefuses, ValuesKeptInAnotherFile) {
+  const std::string dir = fresh_directory("render_external");
+  // Any file of the system, sized as two frames of 5 x 6 float32 want (/etc/hostname would do).
+  const std::string elsewhere = dir + "/hostname";
+  std::ofstream(elsewhere) << std::string(3 * 5 * 6 * 4, 'h');
+  expect_refused(course_file(dir + "/external.h5", 3, 5, 6, {}, "hand-made",
+                             [&elsewhere](hid_t create) {
+                               EXPECT_GE(H5Pset_external(create, elsewhere.c_str(), 0, 360), 0);
+                             }),
+                 dir, "(HDF5 external storage): a simulation's file holds its own values");
+  // Shorter than declared: refused the same way, before HDF5 reads past its end.
+  std::ofstream(dir + "/short", std::ios::trunc) << "tiny";
+  expect_refused(course_file(dir + "/external_short.h5", 3, 5, 6, {}, "hand-made",
+                             [&dir](hid_t create) {
+                               EXPECT_GE(H5Pset_external(create, (dir + "/short").c_str(), 0, 360),
+                                         0);
+                             }),
+                 dir, "external storage");
+}
+
+TEST(RenderRefuses, AVirtualDatasetWithAMissingSource) {
+  const std::string dir = fresh_directory("render_virtual");
+  const std::string source = dir + "/gone.h5";
+  expect_refused(
+      course_file(dir + "/virtual.h5", 3, 5, 6, {}, "hand-made",
+                  [&source](hid_t create) {
+                    const hsize_t dims[3] = {3, 5, 6};
+                    const hid_t space = H5Screate_simple(3, dims, nullptr);
+                    EXPECT_GE(H5Pset_virtual(create, space, source.c_str(), "matrix", space), 0);
+                    H5Sclose(space);
+                  }),
+      dir, "is a virtual dataset");
+}
+
+TEST(RenderRefuses, AFileCutShort) {
+  const std::string dir = fresh_directory("render_truncated");
+  const std::string h5 = course_file(dir + "/cut.h5", 3, 5, 6, ramp(), "hand-made");
+  fs::resize_file(h5, fs::file_size(h5) / 2);
+  expect_refused(h5, dir, "it is truncated");
+}
+
+TEST(RenderRefuses, NanAndInfiniteValuesSayingWhereBeforeDrawing) {
+  const std::string dir = fresh_directory("render_nan");
+  std::vector<float> v = ramp();
+  v[30 + 2 * 6 + 3] = std::numeric_limits<float>::quiet_NaN();  // frame 1, row 2, column 3
+  v[30 + 4 * 6 + 5] = std::numeric_limits<float>::infinity();   // frame 1, row 4, column 5
+  v[60 + 0] = -std::numeric_limits<float>::infinity();          // frame 2, row 0, column 0
+  const std::string h5 = course_file(dir + "/diverged.h5", 3, 5, 6, v, "hand-made");
+  for (const char* flags : {"", " --vmax 0.5", " --no-png --gif " /* + path below */}) {
+    std::string command = kRender + " " + h5 + " -d " + dir + "/frames" + flags;
+    if (std::string(flags).find("--gif") != std::string::npos) {
+      if (!GS_HAVE_GIF) continue;
+      command += dir + "/run.gif";
+    }
+    const Outcome outcome = run(command);
+    EXPECT_EQ(outcome.exit_code, 1) << flags << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("v is not finite (NaN or infinite) in 2 of the 3 frame(s) to "
+                                  "draw; the first, frame 1, has 2 such cell(s), the first at row "
+                                  "2, column 3 (v = nan)"),
+              std::string::npos)
+        << flags << ": " << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/frames")) << flags << ": nothing is drawn";
+    EXPECT_FALSE(fs::exists(dir + "/run.gif")) << flags;
+  }
+  // The frames before the first bad one are still a simulation's, and are drawn.
+  const Outcome first = run(kRender + " " + h5 + " -d " + dir + "/frames --last 0");
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(is_png(dir + "/frames/frame_00000.png"));
+}
+
+TEST(Render, PrintsTheFilesTextWithoutItsEscapeSequences) {
+  const std::string dir = fresh_directory("render_escape");
+  // Clears the screen, sets the terminal's title, and moves the cursor back to hide itself.
+  const std::string hostile =
+      "l06\x1b[2J\x1b]0;owned\x07\x1b[1A\r\xc2\x9b"
+      "31mX";
+  const std::string h5 = course_file(dir + "/escape.h5", 3, 5, 6, ramp(), hostile);
+  const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/frames");
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(outcome.output.find('\x1b'), std::string::npos) << "an escape reached the terminal";
+  EXPECT_EQ(outcome.output.find('\x07'), std::string::npos);
+  EXPECT_EQ(outcome.output.find('\r'), std::string::npos);
+  EXPECT_EQ(outcome.output.find("\xc2\x9b"), std::string::npos) << "a C1 CSI reached it";
+  EXPECT_NE(
+      outcome.output.find("written by l06\\x1b[2J\\x1b]0;owned\\x07\\x1b[1A\\r\\u{009B}31mX)"),
+      std::string::npos)
+      << outcome.output;
+}
+
+TEST(Render, RefusesAScaleThatIsNotAFiniteFloat32OrNotInOrder) {
+  const std::string dir = fresh_directory("render_scale");
+  const std::string h5 = course_file(dir + "/run.h5", 3, 5, 6, ramp(), "hand-made");
+  const struct {
+    const char* flags;
+    const char* message;
+  } cases[] = {{"--vmax nan", "--vmax: nan is not a finite number"},
+               {"--vmax inf", "--vmax: inf is not a finite number"},
+               {"--vmin -1e39", "--vmin: -1e39 is too large for float32"},
+               {"--vmax 1e-46", "--vmax: 1e-46 is too small for float32"},
+               {"--vmin 0.5 --vmax 0.5", "--vmax (0.5) must be greater than --vmin (0.5)"},
+               {"--vmin 0.5 --vmax 0.1", "must be greater than --vmin"}};
+  for (const auto& c : cases) {
+    const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/f " + c.flags);
+    EXPECT_EQ(outcome.exit_code, 2) << c.flags << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find(c.message), std::string::npos)
+        << c.flags << ": " << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/f")) << c.flags;
+  }
 }
 
 }  // namespace

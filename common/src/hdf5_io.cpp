@@ -457,19 +457,229 @@ void FrameWriter::commit(bool flush_to_disk) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What the readers refuse: a file that is not a simulation's
+//
+// HDF5 can make a dataset of more than its own file's bytes: the raw bytes of any other file
+// (external storage, H5Pset_external: /etc/hostname read as frames), other files' datasets (a
+// virtual dataset: a missing source reads as whatever the buffer held), chunks never written
+// (read as the fill value), chunks past the end of a file cut short whose superblock was patched
+// to match (read as zeros). None is a simulation: the readers refuse each, naming it, before
+// they read a value. And a FIFO given as the input would block open() forever.
+
+namespace {
+
+std::string quoted_text(const std::string& text) {
+  return "'" + printable(text) + "'";
+}
+
+// The first message HDF5 recorded for the call that just failed (the innermost function's, the
+// one that says what was wrong), printable; empty when there is none.
+std::string hdf5_first_error() {
+  std::string first;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned depth, const H5E_error2_t* error, void* out) -> herr_t {
+        if (depth == 0 && error->desc != nullptr) *static_cast<std::string*>(out) = error->desc;
+        return 0;
+      },
+      &first);
+  return printable(first);
+}
+
+const char* non_regular_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Opens @p path read-only after checking that it is a regular file (through symbolic links), with
+// a message that says why it cannot be opened: missing, truncated, not HDF5.
+hid_t open_for_reading(const std::string& path) {
+  prepare_hdf5();
+  const std::string file = quoted_text(path);
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    throw OutputError("cannot open " + file + " as an HDF5 file" + reason_of(errno));
+  }
+  if (!S_ISREG(status.st_mode)) {
+    throw OutputError("cannot open " + file + " as an HDF5 file: it is " +
+                      non_regular_kind(status.st_mode) + ", not a regular file");
+  }
+  const hid_t opened = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (opened >= 0) return opened;
+  const std::string detail = hdf5_first_error();
+  unsigned long long size = 0;
+  unsigned long long base = 0;
+  unsigned long long declared = 0;
+  if (std::sscanf(detail.c_str(),
+                  "truncated file: eof = %llu, sblock->base_addr = %llu, stored_eof = %llu", &size,
+                  &base, &declared) == 3) {
+    throw OutputError("cannot open " + file + " as an HDF5 file: it is truncated: it has " +
+                      std::to_string(size) + " bytes, and its superblock says " +
+                      std::to_string(declared) + " (a copy or a run that did not finish?)");
+  }
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw OutputError("cannot open " + file +
+                      " as an HDF5 file: it is not one (no HDF5 signature)");
+  }
+  throw OutputError("cannot open " + file + " as an HDF5 file" +
+                    (detail.empty() ? std::string() : " (HDF5: " + detail + ")"));
+}
+
+// The size of @p file on the disk. Not H5Fget_filesize(): that is the larger of the real size and
+// the size the superblock declares, and the superblock is what a cut file lies about.
+std::uint64_t size_on_disk(hid_t file, const std::string& what) {
+  void* handle = nullptr;
+  check(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle), "cannot find the size of " + what);
+  struct stat status {};
+  if (handle == nullptr || ::fstat(*static_cast<int*>(handle), &status) != 0) {
+    throw OutputError("cannot find the size of " + what + reason_of(errno));
+  }
+  return static_cast<std::uint64_t>(status.st_size);
+}
+
+// Refuses a dataset whose values are not in its own file: external storage, a virtual dataset.
+// @p what names it ("dataset 'matrix' of 'run.h5'"). Returns its layout.
+H5D_layout_t refuse_foreign_storage(hid_t dataset, const std::string& what) {
+  const Handle create =
+      take(H5Dget_create_plist(dataset), H5Pclose, "cannot read the layout of " + what);
+  const int external = H5Pget_external_count(create.get());
+  check(external, "cannot read the layout of " + what);
+  if (external > 0) {
+    char name[1024] = {};
+    off_t offset = 0;
+    hsize_t size = 0;
+    check(H5Pget_external(create.get(), 0, sizeof name, name, &offset, &size),
+          "cannot read the layout of " + what);
+    throw OutputError(
+        what + " keeps its values in " + std::to_string(external) + " other file(s), the first " +
+        quoted_text(name) +
+        " (HDF5 external storage): a simulation's file holds its own values; refused");
+  }
+  const H5D_layout_t layout = H5Pget_layout(create.get());
+  check(layout < 0 ? -1 : 0, "cannot read the layout of " + what);
+  if (layout == H5D_VIRTUAL) {
+    std::size_t mappings = 0;
+    std::string source = "?";
+    if (H5Pget_virtual_count(create.get(), &mappings) >= 0 && mappings > 0) {
+      char name[1024] = {};
+      if (H5Pget_virtual_filename(create.get(), 0, name, sizeof name) >= 0) source = name;
+    }
+    throw OutputError(what + " is a virtual dataset: its values come from " +
+                      std::to_string(mappings) + " other dataset(s), the first in " +
+                      quoted_text(source) + "; a simulation's file holds its own values; refused");
+  }
+  return layout;
+}
+
+// Checks the chunk of @p dataset that starts at @p offset: it was written (HDF5 holds data for
+// it), it has @p bytes bytes unless the dataset is @p filtered (compressed), and it lies inside
+// the file's @p file_size bytes. @p what names the chunk ("frame 3 of 'run.h5'").
+void check_chunk(hid_t dataset, const hsize_t* offset, std::uint64_t bytes, bool filtered,
+                 std::uint64_t file_size, const std::string& what) {
+  unsigned filter_mask = 0;
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  check(H5Dget_chunk_info_by_coord(dataset, offset, &filter_mask, &address, &size),
+        "cannot find where " + what + " is stored");
+  if (address == HADDR_UNDEF) {
+    throw OutputError(what +
+                      " was never written (the file holds no data for it): the run that "
+                      "wrote it did not finish");
+  }
+  if (!filtered && size != bytes) {
+    throw OutputError(what + " is stored in " + std::to_string(size) + " bytes; its values take " +
+                      std::to_string(bytes));
+  }
+  if (address > file_size || size > file_size - address) {
+    throw OutputError(what + " lies at bytes " + std::to_string(address) + " to " +
+                      std::to_string(address + size) + ", past the end of the file (" +
+                      std::to_string(file_size) + " bytes): the file is truncated");
+  }
+}
+
+// Checks that every value of @p dataset was written and lies inside the file (a contiguous or a
+// chunked dataset; a compact one is inside its header). @p what names it.
+void check_stored(hid_t dataset, H5D_layout_t layout, std::uint64_t file_size,
+                  const std::string& what) {
+  const Handle space = take(H5Dget_space(dataset), H5Sclose, "cannot read the shape of " + what);
+  const Handle type = take(H5Dget_type(dataset), H5Tclose, "cannot read the type of " + what);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check(rank, "cannot read the shape of " + what);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (rank > 0) {
+    check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr),
+          "cannot read the shape of " + what);
+  }
+  const std::uint64_t value_bytes = H5Tget_size(type.get());
+  std::uint64_t values = 1;
+  for (const hsize_t extent : dims) values *= extent;
+  if (values == 0 || layout == H5D_COMPACT) return;
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t address = H5Dget_offset(dataset);
+    const hsize_t size = H5Dget_storage_size(dataset);
+    if (address == HADDR_UNDEF) {
+      throw OutputError(what + " was never written (the file holds no data for it)");
+    }
+    if (size != values * value_bytes) {
+      throw OutputError(what + " is stored in " + std::to_string(size) +
+                        " bytes; its values take " + std::to_string(values * value_bytes));
+    }
+    if (address > file_size || size > file_size - address) {
+      throw OutputError(what + " lies at bytes " + std::to_string(address) + " to " +
+                        std::to_string(address + size) + ", past the end of the file (" +
+                        std::to_string(file_size) + " bytes): the file is truncated");
+    }
+    return;
+  }
+  if (layout != H5D_CHUNKED) throw OutputError(what + " has a layout this reader does not know");
+  const Handle create =
+      take(H5Dget_create_plist(dataset), H5Pclose, "cannot read the layout of " + what);
+  std::vector<hsize_t> chunk(dims.size());
+  check(H5Pget_chunk(create.get(), rank, chunk.data()), "cannot read the chunks of " + what);
+  const int filters = H5Pget_nfilters(create.get());
+  check(filters, "cannot read the filters of " + what);
+  std::uint64_t chunk_bytes = value_bytes;
+  for (const hsize_t extent : chunk) chunk_bytes *= extent;
+  // Every chunk, in the order of its first index: an odometer over the grid of chunks.
+  std::vector<hsize_t> offset(dims.size(), 0);
+  while (true) {
+    std::string at;
+    for (const hsize_t coordinate : offset)
+      at += (at.empty() ? "" : ", ") + std::to_string(coordinate);
+    check_chunk(dataset, offset.data(), chunk_bytes, filters > 0, file_size,
+                "the chunk at [" + at + "] of " + what);
+    int axis = rank - 1;
+    while (axis >= 0) {
+      offset[axis] += chunk[axis];
+      if (offset[axis] < dims[axis]) break;
+      offset[axis] = 0;
+      --axis;
+    }
+    if (axis < 0) break;
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
 // FrameReader
 
 struct FrameReader::Hdf5 {
   Handle file;
   Handle dataset;
   Handle file_space;
+  std::uint64_t file_size = 0;    // on the disk
+  std::uint64_t frame_bytes = 0;  // one frame, in the file's type
+  bool filtered = false;          // compressed chunks: their size says nothing
 };
 
 FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make_unique<Hdf5>()) {
-  prepare_hdf5();
-  const std::string file = in_quotes(path);
-  hdf5_->file = take(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                     "cannot open " + file + " as an HDF5 file");
+  const std::string file = quoted_text(path);
+  hdf5_->file = Handle(open_for_reading(path), H5Fclose);
+  hdf5_->file_size = size_on_disk(hdf5_->file.get(), file);
   const htri_t has_dataset = H5Lexists(hdf5_->file.get(), kDatasetName, H5P_DEFAULT);
   if (has_dataset <= 0) {
     throw OutputError(file + " has no dataset '" + kDatasetName + "'");
@@ -477,6 +687,9 @@ FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make
   const std::string dataset_name = "dataset '" + std::string(kDatasetName) + "' of " + file;
   hdf5_->dataset = take(H5Dopen2(hdf5_->file.get(), kDatasetName, H5P_DEFAULT), H5Dclose,
                         "cannot open " + dataset_name);
+  // Before anything else: the shape of a virtual dataset can mean opening its sources.
+  const H5D_layout_t layout = refuse_foreign_storage(hdf5_->dataset.get(), dataset_name);
+  std::size_t value_bytes = 0;
   {
     const Handle type = take(H5Dget_type(hdf5_->dataset.get()), H5Tclose,
                              "cannot read the type of " + dataset_name);
@@ -485,6 +698,7 @@ FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make
       throw OutputError(dataset_name + " must hold floating-point numbers; it holds " +
                         type_class_name(type_class));
     }
+    value_bytes = H5Tget_size(type.get());
   }
   hdf5_->file_space = take(H5Dget_space(hdf5_->dataset.get()), H5Sclose,
                            "cannot read the shape of " + dataset_name);
@@ -518,6 +732,29 @@ FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make
   info_.frames = static_cast<int>(dims[0]);
   info_.rows = static_cast<int>(dims[1]);
   info_.cols = static_cast<int>(dims[2]);
+  // The course's layout: one chunk per frame, [1, rows, cols] (docs/PROBLEM.md), so that a frame
+  // is one piece of the file whose presence and place read_frame() can check.
+  if (layout != H5D_CHUNKED) {
+    throw OutputError(dataset_name + " is stored " +
+                      (layout == H5D_CONTIGUOUS ? "contiguously" : "compactly") +
+                      "; the course's files store one chunk per frame, [1, rows, cols]");
+  }
+  {
+    const Handle create = take(H5Dget_create_plist(hdf5_->dataset.get()), H5Pclose,
+                               "cannot read the layout of " + dataset_name);
+    hsize_t chunk[3] = {0, 0, 0};
+    check(H5Pget_chunk(create.get(), 3, chunk), "cannot read the chunks of " + dataset_name);
+    if (chunk[0] != 1 || chunk[1] != dims[1] || chunk[2] != dims[2]) {
+      throw OutputError(dataset_name + " is stored in chunks of " + std::to_string(chunk[0]) +
+                        " x " + std::to_string(chunk[1]) + " x " + std::to_string(chunk[2]) +
+                        "; the course's files store one chunk per frame, 1 x " +
+                        std::to_string(dims[1]) + " x " + std::to_string(dims[2]));
+    }
+    const int filters = H5Pget_nfilters(create.get());
+    check(filters, "cannot read the filters of " + dataset_name);
+    hdf5_->filtered = filters > 0;
+  }
+  hdf5_->frame_bytes = static_cast<std::uint64_t>(info_.rows) * info_.cols * value_bytes;
   for (const AttributeField& field : kAttributes) {
     read_attribute(hdf5_->dataset.get(), field, info_, file);
   }
@@ -544,19 +781,24 @@ FrameReader::~FrameReader() = default;
 std::vector<float> FrameReader::read_frame(int index) const {
   if (index < 0 || index >= info_.frames) {
     throw OutputError("frame " + std::to_string(index) + " is outside [0, " +
-                      std::to_string(info_.frames) + ") of " + in_quotes(path_));
+                      std::to_string(info_.frames) + ") of " + quoted_text(path_));
   }
-  std::vector<float> frame(static_cast<std::size_t>(info_.rows) * info_.cols);
-  const std::string what = "cannot read frame " + std::to_string(index) + " of " + in_quotes(path_);
   const hsize_t start[3] = {static_cast<hsize_t>(index), 0, 0};
+  check_chunk(hdf5_->dataset.get(), start, hdf5_->frame_bytes, hdf5_->filtered, hdf5_->file_size,
+              "frame " + std::to_string(index) + " of " + quoted_text(path_));
+  std::vector<float> frame(static_cast<std::size_t>(info_.rows) * info_.cols);
+  const std::string what =
+      "cannot read frame " + std::to_string(index) + " of " + quoted_text(path_);
   const hsize_t count[3] = {1, static_cast<hsize_t>(info_.rows), static_cast<hsize_t>(info_.cols)};
   const Handle file_space = take(H5Scopy(hdf5_->file_space.get()), H5Sclose, what);
   const Handle memory_space = take(H5Screate_simple(3, count, nullptr), H5Sclose, what);
   check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
         what);
-  check(H5Dread(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
-                H5P_DEFAULT, frame.data()),
-        what);
+  if (H5Dread(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
+              H5P_DEFAULT, frame.data()) < 0) {
+    const std::string detail = hdf5_first_error();
+    throw OutputError(what + (detail.empty() ? std::string() : " (HDF5: " + detail + ")"));
+  }
   return frame;
 }
 
@@ -720,9 +962,7 @@ void DatasetWriter::commit(bool flush_to_disk) {
 }
 
 DatasetReader::DatasetReader(const std::string& path) : path_(path) {
-  prepare_hdf5();
-  file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file_ < 0) throw OutputError("cannot open '" + path + "' as an HDF5 file");
+  file_ = open_for_reading(path);  // a regular file that HDF5 opens, or a message saying why not
 }
 
 DatasetReader::~DatasetReader() {
@@ -733,48 +973,79 @@ bool DatasetReader::has_dataset(const std::string& name) const {
   return H5Lexists(file_, name.c_str(), H5P_DEFAULT) > 0;
 }
 
-std::vector<std::int64_t> DatasetReader::shape(const std::string& name) const {
-  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
-  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
-  const hid_t space = H5Dget_space(dataset);
-  const int rank = H5Sget_simple_extent_ndims(space);
-  std::vector<hsize_t> dims(rank > 0 ? static_cast<std::size_t>(rank) : 0);
-  if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-  H5Sclose(space);
-  H5Dclose(dataset);
-  return std::vector<std::int64_t>(dims.begin(), dims.end());
-}
-
 namespace {
 
+// Opens dataset @p name of @p file and refuses it when its values are not in the file (external
+// storage, a virtual dataset) before anything else is read from it.
+Handle dataset_file_open(hid_t file, const std::string& path, const std::string& name,
+                         H5D_layout_t* layout = nullptr) {
+  const std::string what = "dataset " + quoted_text(name) + " of " + quoted_text(path);
+  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) {
+    throw OutputError(quoted_text(path) + " has no dataset " + quoted_text(name));
+  }
+  Handle dataset = take(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "cannot open " + what);
+  const H5D_layout_t found = refuse_foreign_storage(dataset.get(), what);
+  if (layout != nullptr) *layout = found;
+  return dataset;
+}
+
+// Reads all of dataset @p name after checking that every value of it was written and lies
+// inside the file.
 template <typename T>
 std::vector<T> dataset_file_read_all(hid_t file, const std::string& path, const std::string& name,
                                      hid_t memory_type, std::int64_t count) {
+  const std::string what = "dataset " + quoted_text(name) + " of " + quoted_text(path);
+  H5D_layout_t layout = H5D_LAYOUT_ERROR;
+  const Handle dataset = dataset_file_open(file, path, name, &layout);
+  check_stored(dataset.get(), layout, size_on_disk(file, quoted_text(path)), what);
   std::vector<T> values(static_cast<std::size_t>(count));
-  const hid_t dataset = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
-  if (dataset < 0) throw OutputError("'" + path + "' has no dataset '" + name + "'");
-  const bool ok = H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
-  H5Dclose(dataset);
-  if (!ok) throw OutputError("cannot read dataset '" + name + "' of '" + path + "'");
+  if (H5Dread(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
+    const std::string detail = hdf5_first_error();
+    throw OutputError("cannot read " + what +
+                      (detail.empty() ? std::string() : " (HDF5: " + detail + ")"));
+  }
   return values;
 }
 
-std::int64_t dataset_file_count(const std::vector<std::int64_t>& shape) {
+// The number of values of a dataset of @p shape, refused when it cannot be held in memory.
+std::int64_t dataset_file_count(const std::vector<std::int64_t>& shape, const std::string& what) {
   std::int64_t count = 1;
-  for (const std::int64_t extent : shape) count *= extent;
+  for (const std::int64_t extent : shape) {
+    if (extent != 0 && count > std::numeric_limits<std::int64_t>::max() / 16 / extent) {
+      throw OutputError(what + " has more values than memory can hold");
+    }
+    count *= extent;
+  }
   return count;
 }
 
 }  // namespace
 
+std::vector<std::int64_t> DatasetReader::shape(const std::string& name) const {
+  const Handle dataset = dataset_file_open(file_, path_, name);
+  const std::string what =
+      "the shape of dataset " + quoted_text(name) + " of " + quoted_text(path_);
+  const Handle space = take(H5Dget_space(dataset.get()), H5Sclose, "cannot read " + what);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check(rank, "cannot read " + what);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (rank > 0)
+    check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "cannot read " + what);
+  return std::vector<std::int64_t>(dims.begin(), dims.end());
+}
+
 std::vector<float> DatasetReader::read_floats(const std::string& name) const {
-  return dataset_file_read_all<float>(file_, path_, name, H5T_NATIVE_FLOAT,
-                                      dataset_file_count(shape(name)));
+  return dataset_file_read_all<float>(
+      file_, path_, name, H5T_NATIVE_FLOAT,
+      dataset_file_count(shape(name),
+                         "dataset " + quoted_text(name) + " of " + quoted_text(path_)));
 }
 
 std::vector<std::int32_t> DatasetReader::read_ints(const std::string& name) const {
-  return dataset_file_read_all<std::int32_t>(file_, path_, name, H5T_NATIVE_INT32,
-                                             dataset_file_count(shape(name)));
+  return dataset_file_read_all<std::int32_t>(
+      file_, path_, name, H5T_NATIVE_INT32,
+      dataset_file_count(shape(name),
+                         "dataset " + quoted_text(name) + " of " + quoted_text(path_)));
 }
 
 std::string DatasetReader::description(const std::string& name) const {

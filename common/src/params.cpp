@@ -46,14 +46,34 @@ void require_positive_count(std::vector<std::string>& problems, const char* flag
 }
 
 void require_positive_rate(std::vector<std::string>& problems, const char* flag, float value) {
+  std::ostringstream message;
   if (!std::isfinite(value) || value <= 0.0f) {
-    std::ostringstream message;
     message << flag << " must be a finite number greater than 0 (got " << value << ")";
-    problems.push_back(message.str());
+  } else if (const std::string problem = float32_problem(value); !problem.empty()) {
+    message << flag << " " << problem << " (got " << value << ")";
+  } else {
+    return;
   }
+  problems.push_back(message.str());
 }
 
 }  // namespace
+
+std::string float32_problem(double value) {
+  constexpr double kLargest = std::numeric_limits<float>::max();
+  constexpr double kSmallest = std::numeric_limits<float>::min();  // the smallest normal float
+  std::ostringstream problem;
+  if (!std::isfinite(value)) {
+    problem << "is not a finite number";
+  } else if (std::fabs(value) > kLargest) {
+    problem << "is too large for float32 (its magnitude must be at most " << kLargest
+            << "; it would become infinite)";
+  } else if (value != 0.0 && std::fabs(value) < kSmallest) {
+    problem << "is too small for float32 (its magnitude must be 0 or at least " << kSmallest
+            << "; it would become 0 or a subnormal number)";
+  }
+  return problem.str();
+}
 
 std::vector<std::string> find_problems(const Rates& rates) {
   std::vector<std::string> problems;

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -117,15 +119,39 @@ void add_grid_flags(CLI::App& app, Params& p) {
       ->capture_default_str();
 }
 
+CLI::Validator float32_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size()) return text + " is not a number";
+        // Beyond double's range strtod says ERANGE and returns +-HUGE_VAL (too large) or a tiny
+        // value, maybe 0 (too small): both are float32's problems too.
+        if (errno == ERANGE && std::fabs(value) < 1.0) value = std::copysign(1e-300, value);
+        if (errno == ERANGE && std::fabs(value) >= 1.0) value = std::copysign(1e300, value);
+        const std::string problem = float32_problem(value);
+        return problem.empty() ? std::string() : text + " " + problem;
+      },
+      "");
+}
+
 void add_rate_flags(CLI::App& app, Rates& r) {
-  app.add_option("-k,--killrate", r.kill, "kill rate k")->capture_default_str();
-  app.add_option("-f,--feedrate", r.feed, "feed rate F")->capture_default_str();
+  app.add_option("-k,--killrate", r.kill, "kill rate k")
+      ->capture_default_str()
+      ->check(float32_number());
+  app.add_option("-f,--feedrate", r.feed, "feed rate F")
+      ->capture_default_str()
+      ->check(float32_number());
   app.add_option("-t,--deltat", r.dt, "time step dt (stable while dt*max(Du,Dv) <= 1/6)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(float32_number());
   app.add_option("-u,--diffusion-u", r.diffusion_u, "diffusion rate Du of u")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(float32_number());
   app.add_option("-v,--diffusion-v", r.diffusion_v, "diffusion rate Dv of v")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(float32_number());
 }
 
 const Implementation* select_implementation(const std::vector<Implementation>& implementations,

@@ -166,6 +166,17 @@ Range parse_range(const std::string& text, const std::string& flag,
   if (range.first <= 0.0 || range.last <= 0.0) {
     problems.push_back(flag + " " + text + ": every rate must be greater than 0");
   }
+  // The members compute in float32: an end that does not convert to a normal float32 would run
+  // as inf or as 0 (or a subnormal number). Between two good ends every value is good.
+  for (const auto& [end, value] :
+       {std::pair{parts[0], range.first},
+        std::pair{parts.size() == 3 ? parts[1] : parts[0], range.last}}) {
+    const std::string problem = gs::float32_problem(value);
+    if (!problem.empty()) {
+      problems.push_back(flag + " " + text + ": " + end + " " + problem);
+      break;
+    }
+  }
   return range;
 }
 
@@ -187,11 +198,14 @@ void add_common_flags(CLI::App& app, Common& c) {
   app.add_option("-c,--nbcol", c.cols, "columns of every member's grid")->capture_default_str();
   app.add_option("--steps", c.steps, "steps every member makes")->capture_default_str();
   app.add_option("-u,--diffusion-u", c.diffusion_u, "diffusion rate Du of u (shared)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(gs::float32_number());
   app.add_option("-v,--diffusion-v", c.diffusion_v, "diffusion rate Dv of v (shared)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(gs::float32_number());
   app.add_option("-t,--deltat", c.dt, "time step dt (shared; stable while dt*max(Du,Dv) <= 1/6)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(gs::float32_number());
   app.add_option("--device", c.device, "auto (the GPU when one is usable), gpu or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
@@ -254,9 +268,9 @@ std::string bytes(double count) {
 
 // Refuses a batch that does not fit: in device memory (the GPU path's fields), and in host
 // memory (the CPU path's fields, and the copies of v the program keeps). Says how much it needs,
-// how much is free and how many members of this size would fit.
-void check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols,
-                  int host_copies_per_member) {
+// how much is free and how many members of this size would fit. Returns the host bytes it needs.
+double check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols,
+                    int host_copies_per_member) {
   const double cells = static_cast<double>(rows) * cols;
   const auto refuse = [&](const char* where, double per_member, double free_bytes) {
     const double needed = per_member * members;
@@ -280,6 +294,40 @@ void check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols
       cells * sizeof(float) * (host_copies_per_member + (gpu ? 0 : 4)) + 2 * sizeof(float);
   const std::int64_t available = gs::host_available_bytes();
   if (available >= 0) refuse("host memory", host_per_member, static_cast<double>(available));
+  return host_per_member * members;
+}
+
+// The PNG map's size before it is drawn (mosaic_size(): draw_mosaic()'s rule, the colour bar's
+// labels sized for the widest value a float can have, so never smaller than the map drawn).
+struct MapSize {
+  std::int64_t width = 0;
+  std::int64_t height = 0;
+  double bytes() const { return static_cast<double>(width) * static_cast<double>(height) * 3.0; }
+};
+
+MapSize map_size(int rows, int cols, const MosaicLayout& layout) {
+  const MosaicSize size = mosaic_size(rows, cols, layout);
+  return {size.width, size.height};
+}
+
+std::string pixels(const MapSize& size) {
+  return std::to_string(size.width) + " x " + std::to_string(size.height) + " pixels";
+}
+
+// Refuses, before any work, a map that would not fit in the host memory left beside the batch's
+// @p batch_host_bytes (libpng's limit on its sides is an output check: gs::check_png_size()).
+void check_map(const MapSize& size, int feeds, int kills, int tile, double batch_host_bytes) {
+  const std::int64_t available = gs::host_available_bytes();
+  if (available >= 0 && size.bytes() > static_cast<double>(available) - batch_host_bytes) {
+    throw Refusal{gs::kExitUsage,
+                  "the map of " + std::to_string(feeds) + " x " + std::to_string(kills) +
+                      " members in tiles of " + std::to_string(tile) +
+                      " pixels (--tile) would be " + pixels(size) + ", " + bytes(size.bytes()) +
+                      ", and host memory has " +
+                      bytes(std::max(0.0, static_cast<double>(available) - batch_host_bytes)) +
+                      " free besides the batch's " + bytes(batch_host_bytes) +
+                      ": lower --tile, sweep fewer values, or write no map (--no-png)"};
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -412,11 +460,13 @@ int run_sweep(int argc, char** argv, const std::string& name) {
   app.add_flag_callback(
       "--no-fsync", [&o] { o.fsync = false; }, "do not flush the files to the disk at the end");
   app.add_option("--window", o.window,
-                 "steps W over which the summary's `change` is measured (at most --steps)")
+                 "steps W over which the summary's `change` is measured (at most --steps; the "
+                 "default shrinks to --steps in a shorter run)")
       ->capture_default_str();
   app.add_option("--tile", o.tile, "height of one member's tile in the PNG, in pixels")
       ->capture_default_str();
-  app.add_option("--vmax", o.vmax, "v drawn pale yellow (default: the largest v of the batch)");
+  app.add_option("--vmax", o.vmax, "v drawn pale yellow (default: the largest v of the batch)")
+      ->check(gs::float32_number());
   app.add_flag("--progress", o.progress, "show the progress line even when not a terminal");
   try {
     app.parse(argc, argv);
@@ -431,6 +481,13 @@ int run_sweep(int argc, char** argv, const std::string& name) {
   check_common(o.common, problems);
   if (o.window < 1)
     problems.push_back("--window must be at least 1 (got " + std::to_string(o.window) + ")");
+  // The default window (500 steps) shrinks to a shorter run; a window given is never changed.
+  const bool window_given = app.count("--window") > 0;
+  if (window_given && o.window > o.common.steps && o.common.steps >= 1) {
+    problems.push_back("--window must be at most --steps (" + std::to_string(o.common.steps) +
+                       "): the change is measured over the last W steps of the run (got " +
+                       std::to_string(o.window) + ")");
+  }
   if (o.tile < 1 || o.tile > 1024) {
     problems.push_back("--tile must be between 1 and 1024 pixels (got " + std::to_string(o.tile) +
                        ")");
@@ -452,8 +509,11 @@ int run_sweep(int argc, char** argv, const std::string& name) {
   }
   const Common& c = o.common;
   const int batch = static_cast<int>(members);
-  const int window = std::min(o.window, c.steps);
+  const int window = window_given ? o.window : std::min(o.window, c.steps);
   const std::size_t cells = static_cast<std::size_t>(c.rows) * c.cols;
+  // What the program is allocating, for the message if memory runs out: the batch, then the map.
+  std::string allocating = std::to_string(batch) + " members of " + std::to_string(c.rows) + " x " +
+                           std::to_string(c.cols) + " cells";
 
   try {
     // Signals are caught from here on (starting CUDA can take a while): the run stops at the next
@@ -479,7 +539,9 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     const bool gpu = use_gpu(c.device);
     GpuPlan plan;
     if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
-    check_memory(gpu, plan, batch, c.rows, c.cols, 4);
+    const double batch_host_bytes = check_memory(gpu, plan, batch, c.rows, c.cols, 4);
+    const MapSize map = map_size(c.rows, c.cols, layout);
+    if (o.write_png) check_map(map, feed.count, kill.count, o.tile, batch_host_bytes);
     // Both files are checked before any work: what each path names, that they are not one file,
     // the room, the size of the picture (output_file.hpp, png_file.hpp).
     std::vector<gs::PlannedOutput> outputs;
@@ -488,9 +550,8 @@ int run_sweep(int argc, char** argv, const std::string& name) {
       outputs.push_back({o.output, "-o", values + gs::hdf5_metadata_allowance(batch)});
     }
     if (o.write_png) {
-      const MosaicSize size = mosaic_size(c.rows, c.cols, layout);
-      gs::check_png_size(static_cast<int>(std::min<std::int64_t>(size.width, INT_MAX)),
-                         static_cast<int>(std::min<std::int64_t>(size.height, INT_MAX)), o.png,
+      gs::check_png_size(static_cast<int>(std::min<std::int64_t>(map.width, INT_MAX)),
+                         static_cast<int>(std::min<std::int64_t>(map.height, INT_MAX)), o.png,
                          "--png");
       outputs.push_back({o.png, "--png", 0});  // compressed: its size is not known beforehand
     }
@@ -593,6 +654,8 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     Image image;
     if (o.write_png) {
       layout.vmax = vmax;
+      allocating = "the map's picture, " + pixels(map) + " (" + bytes(map.bytes()) +
+                   "; lower --tile or use --no-png)";
       image = draw_mosaic(v.data(), c.rows, c.cols, layout);
       png = std::make_unique<gs::OutputFile>(o.png, gs::OutputOptions("--png", nullptr));
       gs::write_rgb_png(*png, image.width, image.height, [&image](int y, unsigned char* rgb) {
@@ -638,8 +701,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     std::cerr << "\n" << name << ": " << error.what() << "; no output file was left\n";
     return gs::kExitSignal + error.signal_number();
   } catch (const std::bad_alloc&) {
-    std::cerr << name << ": error: out of memory for " << batch << " members of " << c.rows << " x "
-              << c.cols << " cells\n";
+    std::cerr << name << ": error: out of memory for " << allocating << "\n";
     return gs::kExitFailure;
   } catch (const std::exception& error) {
     std::cerr << "\n" << name << ": error: " << error.what() << "\n";
@@ -674,10 +736,7 @@ void advance_in_frames(gs::Stepper& stepper, int steps) {
 }
 
 int run_benchmark(int argc, char** argv, const std::string& name) {
-  Common c;
-  c.rows = 0;  // 0: the device's default, set after parsing
-  c.cols = 0;
-  c.steps = 0;
+  Common c;  // the sizes and counts not given get the device's default after parsing
   int members = 0;
   int official_steps = 0;
   int sequential_members = 0;
@@ -691,7 +750,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       "first implementation for the device (l06-temporal on a GPU).",
       name};
   add_common_flags(app, c);
-  // 0 stands for the device's default until the device is known.
+  // A flag not given takes the device's default once the device is known.
   app.get_option("--nbrow")->default_str("128 GPU, 64 CPU");
   app.get_option("--nbcol")->default_str("128 GPU, 64 CPU");
   app.get_option("--steps")->default_str("10000 GPU, 2000 CPU");
@@ -713,22 +772,31 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
   }
   try {
     const bool gpu = use_gpu(c.device);
-    const auto fallback = [gpu](int& value, int on_gpu, int on_cpu) {
-      if (value == 0) value = gpu ? on_gpu : on_cpu;
+    // Only a flag not given takes the default: a count given as 0 is refused below, like
+    // everywhere else, never replaced.
+    const auto fallback = [gpu, &app](const char* flag, int& value, int on_gpu, int on_cpu) {
+      if (app.count(flag) == 0) value = gpu ? on_gpu : on_cpu;
     };
-    fallback(c.rows, 128, 64);
-    fallback(c.cols, 128, 64);
-    fallback(c.steps, 10000, 2000);
-    fallback(members, 1024, 64);
-    fallback(official_steps, 320, 32);
-    fallback(sequential_members, 32, 4);
+    fallback("--nbrow", c.rows, 128, 64);
+    fallback("--nbcol", c.cols, 128, 64);
+    fallback("--steps", c.steps, 10000, 2000);
+    fallback("--members", members, 1024, 64);
+    fallback("--official-steps", official_steps, 320, 32);
+    fallback("--sequential-members", sequential_members, 32, 4);
     std::vector<std::string> problems;
     check_common(c, problems);
     if (members < 1 || members > kMaxMembers) {
-      problems.push_back("--members must be between 1 and " + std::to_string(kMaxMembers));
+      problems.push_back("--members must be between 1 and " + std::to_string(kMaxMembers) +
+                         " (got " + std::to_string(members) + ")");
     }
-    if (official_steps < 1) problems.push_back("--official-steps must be at least 1");
-    if (sequential_members < 1) problems.push_back("--sequential-members must be at least 1");
+    if (official_steps < 1) {
+      problems.push_back("--official-steps must be at least 1 (got " +
+                         std::to_string(official_steps) + ")");
+    }
+    if (sequential_members < 1) {
+      problems.push_back("--sequential-members must be at least 1 (got " +
+                         std::to_string(sequential_members) + ")");
+    }
     if (!problems.empty()) {
       for (const std::string& problem : problems) {
         std::cerr << name << ": error: " << problem << "\n";

@@ -22,6 +22,12 @@
 #                 (--learner)
 #   template      a repository made from a template (no shared history) is matched to upstream
 #                 by its first commit's tree, upstream fetched from a path
+#   symlink       lesson 01's file a symbolic link to the solution's: INVALID (the working tree,
+#                 and a commit graded by a teacher with --learner), upstream's stub graded instead
+#   include       lesson 01's file includes the solution's by a relative path (the solution is
+#                 out of the tree while it compiles: it does not build), lesson 02's by an
+#                 absolute path into the learner's own checkout (it builds and passes, and the
+#                 compiler's dependency records show it): both INVALID, the include named
 # Lessons 01 and 02 only, CPU, one -DGS_CUDA=OFF build reused by every case (--work).
 #
 #   bash tests/grade/test_grade.sh              # GS_KEEP=1 keeps the scratch folder
@@ -226,7 +232,40 @@ case_template() {
     "L['01']['status'] == 'PASS' and r['integrity'] == 'checked' and r['base'] == '$(git -C "$T/course" rev-parse main)'"
 }
 
-cases=${GS_CASES:-unsolved solved tampered cmake broken hang names asan teacher template}
+# --- symlink: a learner file that is a link to the solution's file
+case_symlink() {
+  branch symlink
+  ln -sf ../../solutions/01_profiling/interior.hpp lessons/01_profiling/interior.hpp
+  commit "lesson 01 linked to the solution"
+  grade symlink 1 01 --no-speed --no-sanitize
+  expect symlink "INVALID, the link named, upstream's stub graded (its tests fail)" \
+    "L['01']['status'] == 'INVALID' and any('lessons/01_profiling/interior.hpp is a symbolic link (to ../../solutions/01_profiling/interior.hpp)' in x for x in L['01']['invalid_reasons']) and L['01']['tests_verdict'] == 'FAIL'"
+  log_has symlink "the reason is printed under the lesson" "INVALID: lessons/01_profiling/interior.hpp is a symbolic link"
+  git -C "$T/course" fetch -q "$T/fork" symlink:learner-symlink
+  (cd "$T/course" && bash scripts/grade.sh --no-setup --work "$T/work" --learner learner-symlink \
+     --upstream main --json "$T/symlink_commit.json" --no-speed --no-sanitize 01) \
+    > "$T/symlink_commit.log" 2>&1 && not_ok "symlink_commit: exit status 0" || ok "symlink_commit: exit status not 0"
+  expect symlink_commit "a commit graded with --learner: INVALID too" \
+    "L['01']['status'] == 'INVALID' and any('is a symbolic link' in x for x in L['01']['invalid_reasons']) and L['01']['tests_verdict'] == 'FAIL'"
+}
+
+# --- include: learner files that include the solution's, relatively and absolutely
+case_include() {
+  branch include
+  printf '#include "../../solutions/01_profiling/interior.hpp"\n' > lessons/01_profiling/interior.hpp
+  printf '#include "%s/solutions/02_simd_threads/row_loop.hpp"\n' "$PWD" \
+    > lessons/02_simd_threads/row_loop.hpp
+  commit "lessons 01 and 02 include the solutions"
+  grade include 1 01 02 --no-speed --no-sanitize
+  expect include "lesson 01 INVALID for its relative include, which did not even compile" \
+    "L['01']['status'] == 'INVALID' and L['01']['tests_verdict'] == 'BUILD FAILED' and any('#include \"../../solutions/01_profiling/interior.hpp\" reaches outside the lesson' in x for x in L['01']['invalid_reasons'])"
+  expect include "lesson 02 INVALID for its absolute include, named by the text and by the compiler's records" \
+    "L['02']['status'] == 'INVALID' and any('/solutions/02_simd_threads/row_loop.hpp\" reaches outside the lesson' in x for x in L['02']['invalid_reasons']) and any('a file of the learner' in x for x in L['02']['invalid_reasons']) and any('a copy of solutions/02_simd_threads/row_loop.hpp' in x for x in L['02']['invalid_reasons'])"
+  expect include "lesson 02's borrowed solution passed its tests, and it does not count" \
+    "L['02']['tests_verdict'] == 'PASS' and r['status'] == 'invalid'"
+}
+
+cases=${GS_CASES:-unsolved solved tampered cmake broken hang names asan teacher template symlink include}
 for name in $cases; do
   "case_$name"
 done

@@ -10,7 +10,10 @@
 /// failure or signal; the leftovers of killed runs listed.
 ///
 /// The reader checks everything it reads (dimensions, each attribute's type and that it holds
-/// exactly one value) and refuses a malformed file with a message instead of crashing.
+/// exactly one value) and refuses a malformed file with a message instead of crashing. It also
+/// refuses what is not a simulation's file: values kept in another file (external storage, a
+/// virtual dataset), a layout other than one chunk per frame, a frame never written, a chunk past
+/// the file's real end (a file cut short), an input that is not a regular file.
 #pragma once
 
 #include <cstddef>
@@ -128,7 +131,9 @@ class FrameReader {
   ///        three-dimensional floating-point dataset of at least one frame of at most kMaxCells
   ///        cells, and every attribute the writer writes, each of its type (an integer that fits
   ///        an int, a finite number, a string), each holding exactly one value, the sizes agreeing
-  ///        with the dataset's.
+  ///        with the dataset's. Refuses, before reading a value, a path that is not a regular
+  ///        file, a file HDF5 finds truncated, and a dataset whose values are not in the file
+  ///        (external storage, a virtual dataset) or not stored one chunk per frame, [1, R, C].
   /// @throws OutputError naming the file and what is wrong with it.
   explicit FrameReader(const std::string& path);
   /// @brief Closes the file.
@@ -138,7 +143,10 @@ class FrameReader {
 
   /// @brief The file's layout and attributes.
   const OutputInfo& info() const { return info_; }
-  /// @brief Reads frame @p index into a vector of rows * cols values.
+  /// @brief Reads frame @p index into a vector of rows * cols values, after checking that its
+  ///        chunk was written, has the size of a frame (unless compressed) and lies inside the
+  ///        file's size on the disk. Values are returned as stored: NaN and infinities included.
+  /// @throws OutputError naming the frame, the file and the problem.
   std::vector<float> read_frame(int index) const;
 
  private:
@@ -209,7 +217,10 @@ class DatasetWriter {
 };
 
 /// @brief Reads what a DatasetWriter wrote: whole datasets and root-group attributes (tests,
-///        tools). Throws OutputError for a missing file, dataset or attribute.
+///        tools). Throws OutputError for a missing file, dataset or attribute, and, like
+///        FrameReader, for what is not the file's own data: an input that is not a regular file,
+///        a truncated file, a dataset kept in another file (external storage, virtual), values
+///        never written or lying past the file's end.
 class DatasetReader {
  public:
   /// @brief Opens @p path read-only.

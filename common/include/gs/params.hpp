@@ -77,8 +77,18 @@ class InvalidParameter : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// @brief What keeps @p value from being a float32 that computes like the number given, or ""
+///        when nothing does: 0 and the normal float32 numbers (magnitude from FLT_MIN,
+///        1.17549e-38, to FLT_MAX, 3.40282e+38) are fine; NaN and the infinities are "not a finite
+///        number"; a larger magnitude "is too large for float32" (it would become infinite); a
+///        smaller one "is too small for float32" (it would become 0 or a subnormal number, which
+///        computes slowly and without precision). Every rate given on a command line is checked
+///        with it before conversion, so that 1e39 is refused instead of running as inf.
+std::string float32_problem(double value);
+
 /// @brief Lists every problem with @p rates, one message per problem, naming the flag and the
-///        allowed range (non-positive or non-finite rates, an unstable time step).
+///        allowed range (non-positive or non-finite rates, rates below float32's normal range,
+///        an unstable time step).
 std::vector<std::string> find_problems(const Rates& rates);
 
 /// @brief Lists every problem with @p params (its rates included). An empty list means valid.

@@ -15,7 +15,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace gs {
 
@@ -63,6 +64,12 @@ void add_grid_flags(CLI::App& app, Params& params);
 
 /// @brief Adds the rate flags `-k`, `-f`, `-t`, `-u`, `-v` bound to @p rates.
 void add_rate_flags(CLI::App& app, Rates& rates);
+
+/// @brief The check of a flag that holds a float32 (a rate, a colour scale's end), for CLI11's
+///        `->check()`: refuses, before the text is converted, one that is not a number or whose
+///        value float32_problem() refuses ("1e39 is too large for float32 ..."), so that no flag
+///        turns silently into inf, 0 or a subnormal number. Every rate flag of the course has it.
+CLI::Validator float32_number();
 
 /// @brief Whether @p implementation can run here (a CPU one always; a GPU one when a GPU answers).
 bool usable(const Implementation& implementation);
