@@ -221,9 +221,14 @@ endfunction()
 
 # The sanitized build (GS_SANITIZE with address): a Python module built with AddressSanitizer
 # needs its runtime loaded first into the interpreter, which is not built with it; the lesson's
-# programs preload it (LD_PRELOAD) before starting Python.
+# programs preload it (LD_PRELOAD) before starting Python, and the C++ runtime with it: the
+# interpreter does not link libstdc++, and AddressSanitizer finds the functions it intercepts
+# (__cxa_throw: every C++ exception) only in the libraries there when it starts.
 set(GS_ASAN_RUNTIME "")
 if(GS_SANITIZE MATCHES "address")
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
-                  OUTPUT_VARIABLE GS_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+                  OUTPUT_VARIABLE asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                  OUTPUT_VARIABLE cxx_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(GS_ASAN_RUNTIME "${asan_runtime}:${cxx_runtime}")
 endif()

@@ -593,7 +593,8 @@ class TestInterpreter:
         tracemalloc.stop()
         # One 64 x 64 field leaked per call would be 160 MB.
         assert traced_growth < 1 << 20, f"Python memory grew by {traced_growth} bytes"
-        assert rss_growth < 16 << 20, f"the process grew by {rss_growth} bytes"
+        if "libasan" not in os.environ.get("LD_PRELOAD", ""):  # its quarantine holds freed memory
+            assert rss_growth < 16 << 20, f"the process grew by {rss_growth} bytes"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -663,7 +664,8 @@ class TestDeviceArrays:
             stepper.advance(u, v, 8)
             stepper.advance(CudaArrayInterfaceOnly(u), CudaArrayInterfaceOnly(v), 16)
             moved = grayscott.transfer_counters()
-            assert moved["host_to_device"] == 0 and moved["device_to_host"] == 0, (name, moved)
+            if not name.endswith("copy-every-step"):  # that one keeps its state on the host
+                assert moved["host_to_device"] == 0 and moved["device_to_host"] == 0, (name, moved)
             assert_matches(u.numpy(), expected[0], f"{name} device u in place, {rows}x{cols}")
             assert_matches(v.numpy(), expected[1], f"{name} device v in place, {rows}x{cols}")
 

@@ -465,10 +465,9 @@ class DeviceFields {
     std::int64_t copied = 0;
     if (current_ == 1) {
       for (int field = 0; field < 2; ++field) {
-        GS_CUDA_CHECK(cudaMemcpy2DAsync(lent_[field], pitch_bytes(), lent_[2 + field],
-                                        pitch_bytes(), row_bytes(),
-                                        static_cast<std::size_t>(grid_.rows),
-                                        cudaMemcpyDeviceToDevice, stream_));
+        GS_CUDA_CHECK(cudaMemcpy2DAsync(
+            lent_[field], pitch_bytes(), lent_[2 + field], pitch_bytes(), row_bytes(),
+            static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToDevice, stream_));
         copied += static_cast<std::int64_t>(row_bytes()) * grid_.rows;
       }
     }

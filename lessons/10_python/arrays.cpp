@@ -23,12 +23,18 @@ namespace {
 // The dtype name of a kind and size, as NumPy writes it ("float32", "int64", "bool").
 std::string numpy_name(char kind, int bits) {
   switch (kind) {
-    case 'f': return "float" + std::to_string(bits);
-    case 'i': return "int" + std::to_string(bits);
-    case 'u': return "uint" + std::to_string(bits);
-    case 'c': return "complex" + std::to_string(bits);
-    case 'b': return "bool";
-    default: return "an unknown type of " + std::to_string(bits) + " bits";
+    case 'f':
+      return "float" + std::to_string(bits);
+    case 'i':
+      return "int" + std::to_string(bits);
+    case 'u':
+      return "uint" + std::to_string(bits);
+    case 'c':
+      return "complex" + std::to_string(bits);
+    case 'b':
+      return "bool";
+    default:
+      return "an unknown type of " + std::to_string(bits) + " bits";
   }
 }
 
@@ -102,13 +108,13 @@ HeldArray read_dlpack(py::handle object, const CallerStream& stream) {
   py::object capsule;
   if (device_type == kDLCUDA) {
     std::intptr_t handle = 1;
-    if (stream.known && stream.handle != nullptr) handle = reinterpret_cast<std::intptr_t>(stream.handle);
+    if (stream.known && stream.handle != nullptr)
+      handle = reinterpret_cast<std::intptr_t>(stream.handle);
     capsule = object.attr("__dlpack__")(py::arg("stream") = handle);
   } else {
     capsule = object.attr("__dlpack__")();
   }
-  auto* managed =
-      static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) {
     PyErr_Clear();
     throw py::type_error("__dlpack__() of a " + py::str(py::type::of(object)).cast<std::string>() +
@@ -122,12 +128,23 @@ HeldArray read_dlpack(py::handle object, const CallerStream& stream) {
   info.bits = tensor.dtype.bits;
   info.lanes = tensor.dtype.lanes;
   switch (tensor.dtype.code) {
-    case kDLInt: info.kind = 'i'; break;
-    case kDLUInt: info.kind = 'u'; break;
-    case kDLFloat: info.kind = 'f'; break;
-    case 5: info.kind = 'c'; break;  // kDLComplex
-    case 6: info.kind = 'b'; break;  // kDLBool (DLPack 1.0)
-    default: info.kind = '?';
+    case kDLInt:
+      info.kind = 'i';
+      break;
+    case kDLUInt:
+      info.kind = 'u';
+      break;
+    case kDLFloat:
+      info.kind = 'f';
+      break;
+    case 5:
+      info.kind = 'c';
+      break;  // kDLComplex
+    case 6:
+      info.kind = 'b';
+      break;  // kDLBool (DLPack 1.0)
+    default:
+      info.kind = '?';
   }
   info.type_name = tensor.dtype.code == 4 ? "bfloat16" : numpy_name(info.kind, info.bits);
   if (info.lanes != 1) info.type_name += " x " + std::to_string(info.lanes) + " lanes";
@@ -147,9 +164,8 @@ HeldArray read_dlpack(py::handle object, const CallerStream& stream) {
       info.device_id = tensor.device.device_id;
       break;
     default:
-      info.unsupported_place =
-          "DLPack device type " + std::to_string(tensor.device.device_type) +
-          " (neither host memory nor CUDA device memory)";
+      info.unsupported_place = "DLPack device type " + std::to_string(tensor.device.device_type) +
+                               " (neither host memory nor CUDA device memory)";
   }
   mark_if_immutable(info, object);
   return held;
@@ -203,8 +219,7 @@ HeldArray read_cuda_array_interface(py::handle object) {
 #if GS_HAVE_CUDA
   // The interface does not say which GPU: CUDA knows it from the pointer.
   cudaPointerAttributes attributes{};
-  if (info.data != nullptr &&
-      cudaPointerGetAttributes(&attributes, info.data) == cudaSuccess) {
+  if (info.data != nullptr && cudaPointerGetAttributes(&attributes, info.data) == cudaSuccess) {
     if (attributes.type == cudaMemoryTypeDevice) {
       info.device_id = attributes.device;
     } else {
@@ -237,11 +252,13 @@ CallerStream caller_stream(py::handle stream) {
     handle = stream.attr("ptr");
   }
   if (!py::isinstance<py::int_>(handle)) {
-    throw py::type_error("stream must be None, an int (a cudaStream_t; 1: the legacy default "
-                         "stream, 2: the per-thread one), a CuPy or a PyTorch stream");
+    throw py::type_error(
+        "stream must be None, an int (a cudaStream_t; 1: the legacy default "
+        "stream, 2: the per-thread one), a CuPy or a PyTorch stream");
   }
   const auto value = handle.cast<std::intptr_t>();
-  if (value < 0) throw ArrayError("stream must not be negative (got " + std::to_string(value) + ")");
+  if (value < 0)
+    throw ArrayError("stream must not be negative (got " + std::to_string(value) + ")");
   result.known = true;
   // 0 and 1 both mean the legacy default stream: CUDA's runtime reads 0 that way, DLPack and the
   // CUDA array interface write it 1 (cudaStreamLegacy); 2 is cudaStreamPerThread.
@@ -266,10 +283,12 @@ HeldArray hold_array(py::handle object, const char* name, const CallerStream& st
   std::string hint;
   if (py::hasattr(object, "__array__") || py::hasattr(object, "__array_interface__") ||
       py::isinstance<py::sequence>(object)) {
-    hint = " (convert it with numpy.asarray(..., dtype=numpy.float32), or pass copy=True where "
-           "the call takes it)";
+    hint =
+        " (convert it with numpy.asarray(..., dtype=numpy.float32), or pass copy=True where "
+        "the call takes it)";
   }
-  throw py::type_error(std::string(name) + " must be an array: a NumPy array, or a GPU array "
+  throw py::type_error(std::string(name) +
+                       " must be an array: a NumPy array, or a GPU array "
 #if GS_HAVE_DLPACK
                        "with __dlpack__ or __cuda_array_interface__"
 #else
@@ -285,8 +304,8 @@ Transfers& transfers() {
 }
 
 void copy_rows(float* destination, std::ptrdiff_t destination_pitch, gs::Device destination_device,
-               const float* source, std::ptrdiff_t source_pitch, gs::Device source_device,
-               int rows, int cols, void* stream) {
+               const float* source, std::ptrdiff_t source_pitch, gs::Device source_device, int rows,
+               int cols, void* stream) {
   const std::int64_t bytes = std::int64_t{rows} * cols * static_cast<std::int64_t>(sizeof(float));
   Transfers& counted = transfers();
   ++counted.calls;
@@ -310,11 +329,11 @@ void copy_rows(float* destination, std::ptrdiff_t destination_pitch, gs::Device 
   } else {
     counted.device_to_device += bytes;
   }
-  GS_CUDA_CHECK(cudaMemcpy2DAsync(
-      destination, static_cast<std::size_t>(destination_pitch) * sizeof(float), source,
-      static_cast<std::size_t>(source_pitch) * sizeof(float),
-      static_cast<std::size_t>(cols) * sizeof(float), static_cast<std::size_t>(rows), kind,
-      cuda_stream));
+  GS_CUDA_CHECK(cudaMemcpy2DAsync(destination,
+                                  static_cast<std::size_t>(destination_pitch) * sizeof(float),
+                                  source, static_cast<std::size_t>(source_pitch) * sizeof(float),
+                                  static_cast<std::size_t>(cols) * sizeof(float),
+                                  static_cast<std::size_t>(rows), kind, cuda_stream));
   // Host memory may be reused or freed as soon as the caller gets it back.
   if (kind != cudaMemcpyDeviceToDevice) GS_CUDA_CHECK(cudaStreamSynchronize(cuda_stream));
 #else
@@ -387,9 +406,9 @@ struct DeviceArray::Buffer {
 DeviceArray::DeviceArray(int rows, int cols)
     : buffer_(std::make_shared<Buffer>()), rows_(rows), cols_(cols), device_(current_device()) {
 #if GS_HAVE_CUDA
-  GS_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&buffer_->data),
-                           static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) *
-                               sizeof(float)));
+  GS_CUDA_CHECK(
+      cudaMalloc(reinterpret_cast<void**>(&buffer_->data),
+                 static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(float)));
 #else
   throw std::runtime_error("this module was built without CUDA: no device arrays");
 #endif
@@ -397,8 +416,7 @@ DeviceArray::DeviceArray(int rows, int cols)
 
 DeviceArray DeviceArray::from_host(const float* host, std::ptrdiff_t pitch, int rows, int cols) {
   DeviceArray array(rows, cols);
-  copy_rows(array.data(), cols, gs::Device::gpu, host, pitch, gs::Device::cpu, rows, cols,
-            nullptr);
+  copy_rows(array.data(), cols, gs::Device::gpu, host, pitch, gs::Device::cpu, rows, cols, nullptr);
   return array;
 }
 
@@ -458,8 +476,8 @@ py::capsule DeviceArray::dlpack(py::handle stream) const {
   // The consumer's stream (None: the legacy default stream; -1: no synchronisation) waits for
   // the work that fills this array.
   if (ready_.known && !(py::isinstance<py::int_>(stream) && stream.cast<std::intptr_t>() == -1)) {
-    const CallerStream consumer = stream.is_none() ? CallerStream{true, nullptr}
-                                                   : caller_stream(stream);
+    const CallerStream consumer =
+        stream.is_none() ? CallerStream{true, nullptr} : caller_stream(stream);
     stream_waits_for(consumer.handle, ready_.handle);
   }
   auto* exported = new ExportedTensor;

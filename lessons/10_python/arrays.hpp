@@ -32,17 +32,17 @@ class ArrayError : public std::invalid_argument {
 
 /// @brief What the module knows of an array, whichever protocol it came through.
 struct ArrayInfo {
-  std::string protocol;  ///< "NumPy", "DLPack" or "__cuda_array_interface__"
-  void* data = nullptr;  ///< Its first element.
-  char kind = '?';       ///< 'f' float, 'i' signed, 'u' unsigned, 'c' complex, 'b' bool, '?' other
-  int bits = 0;          ///< Bits of one element (of one lane).
-  int lanes = 1;         ///< Values per element (DLPack's vector types; 1 everywhere else).
+  std::string protocol;   ///< "NumPy", "DLPack" or "__cuda_array_interface__"
+  void* data = nullptr;   ///< Its first element.
+  char kind = '?';        ///< 'f' float, 'i' signed, 'u' unsigned, 'c' complex, 'b' bool, '?' other
+  int bits = 0;           ///< Bits of one element (of one lane).
+  int lanes = 1;          ///< Values per element (DLPack's vector types; 1 everywhere else).
   std::string type_name;  ///< For messages: "float64", "int32", ">f4" ...
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;  ///< Per dimension, in elements (not bytes).
   bool whole_strides = true;          ///< false: a stride that is not a whole number of elements
   bool read_only = false;
-  std::string read_only_reason;       ///< Why, for the message ("a JAX array: immutable").
+  std::string read_only_reason;  ///< Why, for the message ("a JAX array: immutable").
   gs::Device device = gs::Device::cpu;
   int device_id = 0;              ///< The GPU's number when device is gpu.
   std::string unsupported_place;  ///< Non-empty when the memory is neither host nor CUDA device
@@ -95,8 +95,8 @@ Transfers& transfers();
 ///        or the device, and counts the bytes. Device copies are queued on @p stream (a
 ///        cudaStream_t); a copy that touches host memory has finished when this returns.
 void copy_rows(float* destination, std::ptrdiff_t destination_pitch, gs::Device destination_device,
-               const float* source, std::ptrdiff_t source_pitch, gs::Device source_device,
-               int rows, int cols, void* stream);
+               const float* source, std::ptrdiff_t source_pitch, gs::Device source_device, int rows,
+               int cols, void* stream);
 
 /// @brief Makes @p waiting wait for the work queued on @p queued so far, without the host
 ///        waiting (an event; nothing when they are the same stream).

@@ -31,7 +31,8 @@ inline std::string array_problem(const ArrayInfo& array, const std::string& name
   // As shipped every array is refused: the stepper must never be handed memory unchecked.
   (void)array, (void)target, (void)writes;
   return "TODO(lesson 10): array_problem() in lessons/10_python/binding.hpp is not written yet, "
-         "so " + name + " is refused";
+         "so " +
+         name + " is refused";
 }
 
 // u and v as the FieldView a stepper works on: their own memory, where it lies.

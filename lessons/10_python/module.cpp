@@ -68,7 +68,9 @@ class Work {
 class Batching {
  public:
   bool one_call(std::int64_t steps) const { return steps <= batch_; }
-  int next(std::int64_t left) const { return static_cast<int>(std::min<std::int64_t>(left, batch_)); }
+  int next(std::int64_t left) const {
+    return static_cast<int>(std::min<std::int64_t>(left, batch_));
+  }
   void took(int steps, double seconds) {
     constexpr double kTarget = 0.1;
     const double wanted = seconds > 0.0 ? steps * kTarget / seconds : 8.0 * steps;
@@ -108,8 +110,8 @@ namespace {
 // "feed (-f/--feedrate) must be a finite number greater than 0 (got -1)".
 std::string with_keywords(std::string message) {
   static const std::pair<const char*, const char*> kKeywords[] = {
-      {"-r/--nbrow", "rows"},       {"-c/--nbcol", "cols"},          {"-k/--killrate", "kill"},
-      {"-f/--feedrate", "feed"},    {"-t/--deltat", "dt"},           {"-u/--diffusion-u", "du"},
+      {"-r/--nbrow", "rows"},    {"-c/--nbcol", "cols"}, {"-k/--killrate", "kill"},
+      {"-f/--feedrate", "feed"}, {"-t/--deltat", "dt"},  {"-u/--diffusion-u", "du"},
       {"-v/--diffusion-v", "dv"}};
   for (const auto& [flag, keyword] : kKeywords) {
     const std::string named = std::string(keyword) + " (" + flag + ")";
@@ -150,7 +152,8 @@ const gs::Implementation& choose(const std::string& name) {
   const gs::Implementation* chosen = gs::find_implementation(registry(), name);
   if (chosen == nullptr) {
     std::string known;
-    for (const gs::Implementation& impl : registry()) known += (known.empty() ? "" : ", ") + impl.name;
+    for (const gs::Implementation& impl : registry())
+      known += (known.empty() ? "" : ", ") + impl.name;
     throw py::value_error("no implementation named '" + name +
                           "' (see grayscott.list_implementations(): " + known + ")");
   }
@@ -232,7 +235,7 @@ class CopiedThrough final : public Work {
     if (!own.available()) {
       gs::State state;
       stepper_.fetch(state);
-      const gs::FieldView fetched{state.u.data(), state.v.data(), state.cols, state.rows,
+      const gs::FieldView fetched{state.u.data(), state.v.data(),  state.cols, state.rows,
                                   state.cols,     gs::Device::cpu, nullptr};
       copy(caller_.u, caller_.v, caller_.pitch, caller_.device, fetched, nullptr);
       return;
@@ -263,10 +266,10 @@ class CopiedThrough final : public Work {
 // owns buffers of the grid's size), its rates, and one call at a time.
 class Engine {
  public:
-  Engine(int rows, int cols, const std::string& implementation, const gs::Rates& rates)
+  // The grid and rates checked (validate()) and the implementation chosen (choose()) before:
+  // a refusal is raised before any object exists.
+  Engine(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
       : rates_(rates) {
-    validate(rows, cols, rates);
-    const gs::Implementation& chosen = choose(implementation);
     const bool gpu = chosen.device == gs::Device::gpu;
     target_ = {rows, cols, chosen.device, gpu ? current_device() : 0, chosen.name};
     stepper_ = chosen.create();
@@ -369,7 +372,8 @@ class Engine {
 
 class Simulation final : public Engine {
  public:
-  using Engine::Engine;
+  Simulation(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
+      : Engine(rows, cols, chosen, rates) {}
 
   void load(const py::object& u, const py::object& v, bool copy) {
     Busy busy(*this);
@@ -394,10 +398,10 @@ class Simulation final : public Engine {
     const gs::FieldView view = field_view(held_u.info, held_v.info, target_, false);
     if (view.device == gs::Device::cpu) {
       gs::State state(target_.rows, target_.cols);
-      copy_rows(state.u.data(), target_.cols, gs::Device::cpu, view.u, view.pitch,
-                gs::Device::cpu, target_.rows, target_.cols, nullptr);
-      copy_rows(state.v.data(), target_.cols, gs::Device::cpu, view.v, view.pitch,
-                gs::Device::cpu, target_.rows, target_.cols, nullptr);
+      copy_rows(state.u.data(), target_.cols, gs::Device::cpu, view.u, view.pitch, gs::Device::cpu,
+                target_.rows, target_.cols, nullptr);
+      copy_rows(state.v.data(), target_.cols, gs::Device::cpu, view.v, view.pitch, gs::Device::cpu,
+                target_.rows, target_.cols, nullptr);
       load_host(state);
     } else {  // device arrays into the stepper's device fields: no byte crosses PCIe
       const gs::FieldView own = stepper_->fields();
@@ -435,7 +439,8 @@ class Simulation final : public Engine {
 
 class CallerStepper final : public Engine {
  public:
-  using Engine::Engine;
+  CallerStepper(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
+      : Engine(rows, cols, chosen, rates) {}
 
   // The caller's u and v, advanced in place; returns them.
   py::tuple advance(const py::object& u, const py::object& v, std::int64_t steps,
@@ -532,20 +537,27 @@ py::list list_implementations() {
 std::string name_of(const py::object& implementation) {
   if (implementation.is_none()) return "";
   if (!py::isinstance<py::str>(implementation)) {
-    throw py::type_error("implementation must be a name (see grayscott.list_implementations()) "
-                         "or None");
+    throw py::type_error(
+        "implementation must be a name (see grayscott.list_implementations()) "
+        "or None");
   }
   return implementation.cast<std::string>();
 }
 
-gs::Rates rates_of(float feed, float kill, float dt, float du, float dv) {
+// What Simulation(...) and Stepper(...) do: check the grid and the rates, choose the
+// implementation, then make the object (which loads the initial condition).
+template <typename Made>
+std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation, float feed,
+                           float kill, float dt, float du, float dv) {
   gs::Rates rates;
   rates.feed = feed;
   rates.kill = kill;
   rates.dt = dt;
   rates.diffusion_u = du;
   rates.diffusion_v = dv;
-  return rates;
+  validate(rows, cols, rates);
+  const gs::Implementation& chosen = choose(name_of(implementation));
+  return std::make_unique<Made>(rows, cols, chosen, rates);
 }
 
 py::tuple as_numpy(const gs::State& state) {
@@ -574,12 +586,7 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
   py::class_<Simulation>(module, "Simulation",
                          "A simulation that owns its state: load() once, advance() many steps "
                          "per call, read u and v (NumPy copies) when wanted.")
-      .def(py::init([](int rows, int cols, const py::object& implementation, float feed,
-                       float kill, float dt, float du, float dv) {
-             return std::make_unique<Simulation>(rows, cols, name_of(implementation),
-                                                 rates_of(feed, kill, dt, du, dv));
-           }),
-           py::arg("rows") = run.rows, py::arg("cols") = run.cols,
+      .def(py::init(&make<Simulation>), py::arg("rows") = run.rows, py::arg("cols") = run.cols,
            py::arg("implementation") = py::none(), py::kw_only(), py::arg("feed") = defaults.feed,
            py::arg("kill") = defaults.kill, py::arg("dt") = defaults.dt,
            py::arg("du") = defaults.diffusion_u, py::arg("dv") = defaults.diffusion_v,
@@ -593,10 +600,10 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
       .def("advance", &Simulation::advance, py::arg("steps"),
            "Advances the state by `steps` steps (the GIL released; Ctrl-C stops it between "
            "batches). On a GPU it may return before the steps are done.")
-      .def_property_readonly("u", [](Simulation& s) { return s.field(false); },
-                             "u as a new NumPy array")
-      .def_property_readonly("v", [](Simulation& s) { return s.field(true); },
-                             "v as a new NumPy array")
+      .def_property_readonly(
+          "u", [](Simulation& s) { return s.field(false); }, "u as a new NumPy array")
+      .def_property_readonly(
+          "v", [](Simulation& s) { return s.field(true); }, "v as a new NumPy array")
       .def("fetch", &Simulation::fetch, "(u, v) as new NumPy arrays")
       .def("synchronize", &Simulation::synchronize, "Waits until every queued step is done.")
       .def_property_readonly("steps", &Simulation::steps, "steps advanced since the last load()")
@@ -613,12 +620,7 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
   py::class_<CallerStepper>(module, "Stepper",
                             "Advances the caller's arrays: NumPy arrays, or CUDA arrays in place "
                             "(CuPy, PyTorch, Numba; DLPack or __cuda_array_interface__).")
-      .def(py::init([](int rows, int cols, const py::object& implementation, float feed,
-                       float kill, float dt, float du, float dv) {
-             return std::make_unique<CallerStepper>(rows, cols, name_of(implementation),
-                                                    rates_of(feed, kill, dt, du, dv));
-           }),
-           py::arg("rows") = run.rows, py::arg("cols") = run.cols,
+      .def(py::init(&make<CallerStepper>), py::arg("rows") = run.rows, py::arg("cols") = run.cols,
            py::arg("implementation") = py::none(), py::kw_only(), py::arg("feed") = defaults.feed,
            py::arg("kill") = defaults.kill, py::arg("dt") = defaults.dt,
            py::arg("du") = defaults.diffusion_u, py::arg("dv") = defaults.diffusion_v)
@@ -638,68 +640,79 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
       .def_property_readonly("device", &CallerStepper::device)
       .def_property_readonly("rates", &CallerStepper::rates)
       .def("__repr__", [](const CallerStepper& s) {
-        return "grayscott.Stepper(" + std::to_string(s.rows()) + ", " +
-               std::to_string(s.cols()) + ", implementation='" + s.implementation() + "')";
+        return "grayscott.Stepper(" + std::to_string(s.rows()) + ", " + std::to_string(s.cols()) +
+               ", implementation='" + s.implementation() + "')";
       });
 
   py::class_<DeviceArray>(module, "DeviceArray",
                           "A float32 (rows, cols) array in device memory that the module made; "
                           "hand it to CuPy, PyTorch or JAX with their from_dlpack (or "
                           "cupy.asarray), or download it with numpy().")
-      .def_property_readonly("shape",
-                             [](const DeviceArray& a) { return py::make_tuple(a.rows(), a.cols()); })
+      .def_property_readonly(
+          "shape", [](const DeviceArray& a) { return py::make_tuple(a.rows(), a.cols()); })
       .def_property_readonly("dtype", [](const DeviceArray&) { return py::dtype::of<float>(); })
       .def_property_readonly("device", &DeviceArray::device, "the GPU's number")
       .def_property_readonly("__cuda_array_interface__", &DeviceArray::cuda_array_interface)
-      .def("__dlpack__", [](const DeviceArray& a, const py::object& stream, const py::object&,
-                            const py::object&, const py::object&) { return a.dlpack(stream); },
-           py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-           py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+      .def(
+          "__dlpack__",
+          [](const DeviceArray& a, const py::object& stream, const py::object&, const py::object&,
+             const py::object&) { return a.dlpack(stream); },
+          py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+          py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
       .def("__dlpack_device__", &DeviceArray::dlpack_device)
       .def("numpy", &DeviceArray::to_numpy, "a host copy (a NumPy array)")
       .def("__repr__", [](const DeviceArray& a) {
         return "grayscott.DeviceArray(shape=(" + std::to_string(a.rows()) + ", " +
-               std::to_string(a.cols()) + "), dtype=float32, device=cuda:" +
-               std::to_string(a.device()) + ")";
+               std::to_string(a.cols()) +
+               "), dtype=float32, device=cuda:" + std::to_string(a.device()) + ")";
       });
 
-  module.def("to_device",
-             [](const py::array_t<float, py::array::c_style | py::array::forcecast>& host) {
-               if (host.ndim() != 2 || host.shape(0) < 1 || host.shape(1) < 1 ||
-                   host.shape(0) > INT_MAX || host.shape(1) > INT_MAX) {
-                 throw ArrayError("to_device() takes a non-empty 2-dimensional array");
-               }
-               const int rows = static_cast<int>(host.shape(0));
-               const int cols = static_cast<int>(host.shape(1));
-               return DeviceArray::from_host(host.data(), cols, rows, cols);
-             },
-             py::arg("array"),
-             "A DeviceArray copy of a host array (converted to float32 C order first).");
+  module.def(
+      "to_device",
+      [](const py::array_t<float, py::array::c_style | py::array::forcecast>& host) {
+        if (host.ndim() != 2 || host.shape(0) < 1 || host.shape(1) < 1 || host.shape(0) > INT_MAX ||
+            host.shape(1) > INT_MAX) {
+          throw ArrayError("to_device() takes a non-empty 2-dimensional array");
+        }
+        const int rows = static_cast<int>(host.shape(0));
+        const int cols = static_cast<int>(host.shape(1));
+        return DeviceArray::from_host(host.data(), cols, rows, cols);
+      },
+      py::arg("array"), "A DeviceArray copy of a host array (converted to float32 C order first).");
   module.def("list_implementations", &list_implementations,
              "Every implementation of the build, fastest first, as `gray_scott --list` shows "
              "them: name, lesson, summary, device, generic, usable.");
-  module.def("defaults", [run]() {
-    py::dict d;
-    d["rows"] = run.rows;
-    d["cols"] = run.cols;
-    d["frames"] = run.frames;
-    d["steps_per_frame"] = run.steps_per_frame;
-    d["feed"] = run.rates.feed;
-    d["kill"] = run.rates.kill;
-    d["dt"] = run.rates.dt;
-    d["du"] = run.rates.diffusion_u;
-    d["dv"] = run.rates.diffusion_v;
-    return d;
-  }, "The course's defaults (common/include/gs/params.hpp).");
-  module.def("initial_state", [](int rows, int cols) {
-    validate(rows, cols, gs::Rates{});
-    return as_numpy(gs::initial_state(rows, cols));
-  }, py::arg("rows"), py::arg("cols"), "(u, v): the course's initial condition");
-  module.def("random_state", [](int rows, int cols, std::uint64_t seed) {
-    validate(rows, cols, gs::Rates{});
-    return as_numpy(gs::random_state(rows, cols, seed));
-  }, py::arg("rows"), py::arg("cols"), py::arg("seed"),
-             "(u, v) drawn from [0, 1) by the tests' seeded generator (gs::random_state)");
+  module.def(
+      "defaults",
+      [run]() {
+        py::dict d;
+        d["rows"] = run.rows;
+        d["cols"] = run.cols;
+        d["frames"] = run.frames;
+        d["steps_per_frame"] = run.steps_per_frame;
+        d["feed"] = run.rates.feed;
+        d["kill"] = run.rates.kill;
+        d["dt"] = run.rates.dt;
+        d["du"] = run.rates.diffusion_u;
+        d["dv"] = run.rates.diffusion_v;
+        return d;
+      },
+      "The course's defaults (common/include/gs/params.hpp).");
+  module.def(
+      "initial_state",
+      [](int rows, int cols) {
+        validate(rows, cols, gs::Rates{});
+        return as_numpy(gs::initial_state(rows, cols));
+      },
+      py::arg("rows"), py::arg("cols"), "(u, v): the course's initial condition");
+  module.def(
+      "random_state",
+      [](int rows, int cols, std::uint64_t seed) {
+        validate(rows, cols, gs::Rates{});
+        return as_numpy(gs::random_state(rows, cols, seed));
+      },
+      py::arg("rows"), py::arg("cols"), py::arg("seed"),
+      "(u, v) drawn from [0, 1) by the tests' seeded generator (gs::random_state)");
   module.def("gpu_status", []() {
     const gs::GpuStatus& status = gs::gpu_status();
     py::dict d;
@@ -709,16 +722,19 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
     d["reason"] = status.reason;
     return d;
   });
-  module.def("transfer_counters", []() {
-    const Transfers& t = transfers();
-    py::dict d;
-    d["host_to_device"] = t.host_to_device.load();
-    d["device_to_host"] = t.device_to_host.load();
-    d["device_to_device"] = t.device_to_device.load();
-    d["host_to_host"] = t.host_to_host.load();
-    d["copies"] = t.calls.load();
-    return d;
-  }, "Bytes the module copied, by direction, since loading or the last reset.");
+  module.def(
+      "transfer_counters",
+      []() {
+        const Transfers& t = transfers();
+        py::dict d;
+        d["host_to_device"] = t.host_to_device.load();
+        d["device_to_host"] = t.device_to_host.load();
+        d["device_to_device"] = t.device_to_device.load();
+        d["host_to_host"] = t.host_to_host.load();
+        d["copies"] = t.calls.load();
+        return d;
+      },
+      "Bytes the module copied, by direction, since loading or the last reset.");
   module.def("reset_transfer_counters", []() {
     Transfers& t = transfers();
     t.host_to_device = 0;

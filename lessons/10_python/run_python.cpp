@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> arguments{GS_PYTHON_EXECUTABLE};
 #if GS_RUN_PYTEST
   // -p no:cacheprovider: no .pytest_cache in the source tree; -rs: every skip with its reason.
-  arguments.insert(arguments.end(), {"-m", "pytest", "-p", "no:cacheprovider", "-rs",
-                                     "--rootdir", GS_BUILD_DIR, GS_TEST_FILE});
+  arguments.insert(arguments.end(), {"-m", "pytest", "-p", "no:cacheprovider", "-rs", "--rootdir",
+                                     GS_BUILD_DIR, GS_TEST_FILE});
 #endif
   for (int i = 1; i < argc; ++i) arguments.emplace_back(argv[i]);
 
@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     // process; the interpreter's own allocations, kept until it exits, are not leaks to report.
     prepend_path("LD_PRELOAD", GS_ASAN_RUNTIME);
     setenv("ASAN_OPTIONS", "detect_leaks=0", 0);
-    const std::string ubsan = std::string("halt_on_error=1:print_stacktrace=1:suppressions=") +
-                              GS_UBSAN_SUPPRESSIONS;
+    const std::string ubsan =
+        std::string("halt_on_error=1:print_stacktrace=1:suppressions=") + GS_UBSAN_SUPPRESSIONS;
     setenv("UBSAN_OPTIONS", ubsan.c_str(), 0);
   }
 

@@ -21,8 +21,8 @@ inline std::string array_problem(const ArrayInfo& array, const std::string& name
            "CUDA device memory";
   }
   if (array.kind != 'f' || array.bits != 32 || array.lanes != 1) {
-    return name + " has dtype " + array.type_name + "; the fields are float32 (convert it: " + name +
-           ".astype(numpy.float32))";
+    return name + " has dtype " + array.type_name +
+           "; the fields are float32 (convert it: " + name + ".astype(numpy.float32))";
   }
   if (array.shape.size() != 2) {
     return name + " has " + std::to_string(array.shape.size()) +
@@ -52,8 +52,8 @@ inline std::string array_problem(const ArrayInfo& array, const std::string& name
            "' computes on the CPU: pass a NumPy array, or choose a GPU implementation";
   }
   if (array.device == gs::Device::gpu && array.device_id != target.device_id) {
-    return name + " is on " + place_of(array) + " but this stepper is on cuda:" +
-           std::to_string(target.device_id);
+    return name + " is on " + place_of(array) +
+           " but this stepper is on cuda:" + std::to_string(target.device_id);
   }
   if (writes && array.read_only) {
     return name + " is read-only (" + array.read_only_reason + "): advance() writes the new " +

@@ -46,7 +46,7 @@ struct FieldView {
 
 /// @brief What Stepper::advance_fields() did with fields the caller owns.
 struct FieldsAdvance {
-  bool advanced = false;        ///< false: this stepper cannot work on that memory; nothing done
+  bool advanced = false;          ///< false: this stepper cannot work on that memory; nothing done
   std::int64_t bytes_copied = 0;  ///< Device bytes the stepper copied to leave the result in the
                                   ///< caller's fields (0: computed in place, no copy at all)
 };
