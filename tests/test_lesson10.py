@@ -411,14 +411,23 @@ class TestParameters:
                                                + re.escape(status["reason"])):
             grayscott.Simulation(5, 7, gpu_names()[0])
 
-    def test_messages_are_the_programs(self):
-        result = subprocess.run([str(gray_scott()), "-r", "5", "-c", "7", "-f", "-1", "-t", "3",
-                                 "--no-output", "--impl", "reference"],
+    @pytest.mark.parametrize("flags,keywords", [
+        (["-f", "-1", "-t", "3"], {"feed": -1, "dt": 3}),
+        (["-k", "0", "-u", "nan", "-v", "inf"], {"kill": 0, "du": float("nan"), "dv": float("inf")}),
+        (["-t", "2", "-u", "0.09"], {"dt": 2, "du": 0.09}),
+        (["-r", "0", "-c", "0"], {"rows": 0, "cols": 0}),
+        (["-r", "65536", "-c", "65536"], {"rows": 65536, "cols": 65536}),
+    ])
+    def test_messages_are_the_programs(self, flags, keywords):
+        result = subprocess.run([str(gray_scott()), "--no-output", "--impl", "reference"] + flags,
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 2
+        shape = {"rows": keywords.pop("rows", 5), "cols": keywords.pop("cols", 7)}
         with pytest.raises(ValueError) as refused:
-            grayscott.Simulation(5, 7, "reference", feed=-1, dt=3)
-        for line in str(refused.value).splitlines()[1:]:
+            grayscott.Simulation(shape["rows"], shape["cols"], "reference", **keywords)
+        lines = str(refused.value).splitlines()[1:]
+        assert lines
+        for line in lines:
             program_line = re.sub(r"\b(feed|kill|dt|du|dv|rows|cols) \((-\w/--[\w-]+)\)", r"\2",
                                   line.strip())
             assert program_line in result.stderr, (program_line, result.stderr)

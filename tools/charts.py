@@ -69,10 +69,23 @@ THREADS_COLUMNS = (
     "date",
     "commit",
 )
+# The cost of a call from Python (lessons/10_python/call_cost.py): seconds per call of k steps.
+CALL_COST_COLUMNS = (
+    "implementation",
+    "path",
+    "rows",
+    "cols",
+    "steps_per_call",
+    "seconds_per_call",
+    "device_name",
+    "date",
+    "commit",
+)
 OTHER_TABLES = {  # the other kinds of file in docs/data/, which the ladder skips by name
     TIMELINE_COLUMNS: "a timeline",
     BANDWIDTH_COLUMNS: "a table of bandwidths",
     THREADS_COLUMNS: "a table of thread counts",
+    CALL_COST_COLUMNS: "a table of call costs",
 }
 OFFICIAL_CELL_UPDATES = 1080 * 1920 * 32_000  # the official run: 1000 frames x 32 steps
 

@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -123,13 +125,59 @@ std::string with_keywords(std::string message) {
   return message;
 }
 
+// A number as `std::ostream << value` writes it by default (printf's %g: six significant digits).
+std::string as_printed(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// The programs' checks of a grid and its rates (gs::find_problems, common/src/params.cpp): the
+// same checks, in the same order, with the same messages, which the suite compares with
+// gray_scott's. Written again here without std::ostringstream: on the course's GPU machine,
+// formatting these messages through common/'s ostringstream crashed the interpreter once CUDA
+// had started in it (tests/test_lesson10.py, TestParameters), which the programs never do.
+std::vector<std::string> problems_of(int rows, int cols, const gs::Rates& rates) {
+  std::vector<std::string> problems;
+  for (const auto& [flag, count] : {std::pair{"-r/--nbrow", rows}, {"-c/--nbcol", cols}}) {
+    if (count < 1) {
+      problems.push_back(std::string(flag) + " must be at least 1 (got " + std::to_string(count) +
+                         ")");
+    }
+  }
+  const std::pair<const char*, float> positive[] = {{"-k/--killrate", rates.kill},
+                                                    {"-f/--feedrate", rates.feed},
+                                                    {"-t/--deltat", rates.dt},
+                                                    {"-u/--diffusion-u", rates.diffusion_u},
+                                                    {"-v/--diffusion-v", rates.diffusion_v}};
+  for (const auto& [flag, value] : positive) {
+    if (!std::isfinite(value) || value <= 0.0f) {
+      problems.push_back(std::string(flag) + " must be a finite number greater than 0 (got " +
+                         as_printed(value) + ")");
+    }
+  }
+  if (rates.dt > 0.0f && rates.diffusion_u > 0.0f && rates.diffusion_v > 0.0f) {
+    const float fastest = std::max(rates.diffusion_u, rates.diffusion_v);
+    const double product = double{rates.dt} * double{fastest};
+    if (product > gs::kStabilityLimit * (1.0 + 1e-6)) {
+      problems.push_back(
+          "-t/--deltat is unstable: dt * max(Du, Dv) must be at most 1/6 for explicit Euler with "
+          "this stencil (got " +
+          as_printed(rates.dt) + " * " + as_printed(fastest) + " = " + as_printed(product) +
+          "); lower -t, -u or -v");
+    }
+  }
+  const std::int64_t cells = std::int64_t{rows} * cols;
+  if (rows >= 1 && cols >= 1 && cells > gs::kMaxCells) {
+    problems.push_back("-r/--nbrow x -c/--nbcol must be at most " + std::to_string(gs::kMaxCells) +
+                       " cells (got " + std::to_string(cells) + ")");
+  }
+  return problems;
+}
+
 // Refuses a grid or rates the programs refuse, with their messages (ValueError).
 void validate(int rows, int cols, const gs::Rates& rates) {
-  gs::Params params;
-  params.rows = rows;
-  params.cols = cols;
-  params.rates = rates;
-  const std::vector<std::string> problems = gs::find_problems(params);
+  const std::vector<std::string> problems = problems_of(rows, cols, rates);
   if (problems.empty()) return;
   std::string message = "invalid parameters:";
   for (const std::string& problem : problems) message += "\n  " + with_keywords(problem);
