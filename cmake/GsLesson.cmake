@@ -281,6 +281,17 @@ function(gs_skip_lesson)
                "${ARG_NUMBER}|${ARG_TOPIC}|${ARG_REASON}|${learner}")
 endfunction()
 
+# Records a lesson build made by another function than gs_add_lesson() (lesson 10's Python module,
+# cmake/GsPythonLesson.cmake), in the record gs_write_lesson_files() reads: its targets must be
+# named as gs_add_lesson() names them (lessonNN_<variant>, test_lessonNN_<variant>).
+function(gs_record_lesson_build)
+  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;KIND;PROVIDES" "LEARNER;LABELS" ${ARGN})
+  string(REPLACE ";" " " learner_list "${ARG_LEARNER}")
+  string(REPLACE ";" "," label_list "${ARG_LABELS}")
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_BUILDS ${ARG_NUMBER})
+  set_property(GLOBAL PROPERTY GS_BUILD_${ARG_NUMBER} "${ARG_NUMBER}|${ARG_TOPIC}||lesson${ARG_NUMBER}|${ARG_KIND}|${ARG_PROVIDES}|${learner_list}|${label_list}")
+endfunction()
+
 # Every lesson folder lessons/NN_topic/ with a CMakeLists.txt, in the course's order.
 function(gs_add_lesson_folders)
   file(GLOB folders LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}

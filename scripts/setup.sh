@@ -9,6 +9,7 @@
 #   bash scripts/setup.sh --profilers  # also perf, valgrind and heaptrack (lesson 01)
 #   bash scripts/setup.sh --no-slides  # skip `npm ci` for the slides
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
+#   bash scripts/setup.sh --no-python  # skip lesson 10's Python module (pybind11, NumPy, pytest)
 #
 # Each need is checked by what it provides (a command on PATH, a header on the include path,
 # CMake's version), not by a package name: tools installed another way (a CUDA toolkit in
@@ -17,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-profilers=0 slides=1 quiet=0 build_only=0 check=0
+profilers=0 slides=1 quiet=0 build_only=0 check=0 python=1
 for arg in "$@"; do
   case "$arg" in
     --profilers) profilers=1 ;;
@@ -25,7 +26,8 @@ for arg in "$@"; do
     --build-only) build_only=1 slides=0 ;;
     --check) check=1 ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --no-python) python=0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +79,26 @@ need libpng-dev have_header png.h
 need libgif-dev have_header gif_lib.h             # gs_render's animated GIF
 need libopenmpi-dev have_command mpicxx           # several GPUs (MPI)
 need openmpi-bin have_command mpirun
+# Lesson 10's Python module and its tests, for the Python CMake builds it for: Debian's
+# /usr/bin/python3 where it exists. dlpack.h is optional (GPU arrays also come in through the
+# CUDA array interface): asked for only where the distribution has the package.
+if [ "$python" = 1 ]; then
+  python_for_module=/usr/bin/python3
+  [ -x "$python_for_module" ] || python_for_module=python3
+  have_python_module() { "$python_for_module" -c "import $1" >/dev/null 2>&1; }
+  have_python_headers() {
+    "$python_for_module" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+      >/dev/null 2>&1
+  }
+  need python3-dev have_python_headers
+  need pybind11-dev have_header pybind11/pybind11.h
+  need python3-numpy have_python_module numpy
+  need python3-pytest have_python_module pytest
+  if ! have_header dlpack/dlpack.h && apt-cache show libdlpack-dev >/dev/null 2>&1; then
+    missing+=(libdlpack-dev)
+  fi
+fi
 # Without the CUDA toolkit, lesson 03 builds against Debian's Thrust headers (OpenMP backend).
 have_nvcc || need libthrust-dev have_header thrust/version.h
 if [ "$build_only" = 0 ]; then

@@ -69,10 +69,23 @@ THREADS_COLUMNS = (
     "date",
     "commit",
 )
+# The cost of a call from Python (lessons/10_python/call_cost.py): seconds per call of k steps.
+CALL_COST_COLUMNS = (
+    "implementation",
+    "path",
+    "rows",
+    "cols",
+    "steps_per_call",
+    "seconds_per_call",
+    "device_name",
+    "date",
+    "commit",
+)
 OTHER_TABLES = {  # the other kinds of file in docs/data/, which the ladder skips by name
     TIMELINE_COLUMNS: "a timeline",
     BANDWIDTH_COLUMNS: "a table of bandwidths",
     THREADS_COLUMNS: "a table of thread counts",
+    CALL_COST_COLUMNS: "a table of call costs",
 }
 OFFICIAL_CELL_UPDATES = 1080 * 1920 * 32_000  # the official run: 1000 frames x 32 steps
 
@@ -80,11 +93,14 @@ INK = "#1f2328"  # GitHub's light-theme text colour, on the white card in both t
 MUTED = "#59636e"
 CARD_EDGE = "#d1d9e0"
 GRID = "#e6e9ed"
-COLOURS = {  # (group, device): the course's rungs in blues, the Python peers in oranges
+COLOURS = {  # (group, device): the course's rungs in blues, the Python peers in oranges, the
+    # course's steppers called from Python (lesson 10's module, lesson column 10_python) in purples
     ("course", "cpu"): "#9ecae1",
     ("course", "gpu"): "#2171b5",
     ("peer", "cpu"): "#fdae6b",
     ("peer", "gpu"): "#d94801",
+    ("module", "cpu"): "#bcbddc",
+    ("module", "gpu"): "#6a51a3",
 }
 LANES = (  # the timeline's lanes, top to bottom, in the colours of docs/figures/async-pipeline.svg
     # (lane in the CSV, its name on the chart, colour of even frames, colour of odd frames): two
@@ -105,7 +121,10 @@ LEGEND = {
     ("course", "gpu"): "course, GPU",
     ("peer", "cpu"): "Python peer, CPU",
     ("peer", "gpu"): "Python peer, GPU",
+    ("module", "cpu"): "course from Python, CPU",
+    ("module", "gpu"): "course from Python, GPU",
 }
+MODULE_LESSON = "10_python"  # rows of lesson 10: the course's code, driven from Python
 
 
 def read_table(path: str) -> tuple[tuple[str, ...], list[dict]]:
@@ -145,7 +164,9 @@ def read_rows(paths: list[str]) -> list[dict]:
 
 
 def group_of(row: dict) -> str:
-    return "peer" if row["lesson"] == "peer" else "course"
+    if row["lesson"] == "peer":
+        return "peer"
+    return "module" if row["lesson"] == MODULE_LESSON else "course"
 
 
 def colour_of(row: dict) -> str:
@@ -174,12 +195,19 @@ def format_seconds(row: dict) -> str:
 
 def sources(rows: list[dict]) -> str:
     """Two lines: the dates (and commits) of the course's and the peers' rows, then the devices."""
+    def dates(runs: list[tuple[str, str]]) -> str:
+        return ", ".join(date if commit == "unknown" else f"{date} ({commit})"
+                         for date, commit in runs)
+
     parts = []
-    for group, name in (("course", "course"), ("peer", "Python peers")):
+    groups = (("course", "course"), ("module", "from Python"), ("peer", "Python peers"))
+    every_run = sorted({(row["date"], row["commit"]) for row in rows})
+    for group, name in groups:
         runs = sorted({(row["date"], row["commit"]) for row in rows if group_of(row) == group})
         if runs:
-            dates = (date if commit == "unknown" else f"{date} ({commit})" for date, commit in runs)
-            parts.append(f"{name} {', '.join(dates)}")
+            parts.append(f"{name} {dates(runs)}")
+    if len(parts) > 2 and all(part.endswith(dates(every_run)) for part in parts):
+        parts = [f"all measured {dates(every_run)}"]  # three groups of one sitting: said once
     devices = sorted({(row["device"], row["device_name"]) for row in rows}, reverse=True)
     return "; ".join(parts) + "\n" + "; ".join(f"{kind.upper()}: {name}" for kind, name in devices)
 

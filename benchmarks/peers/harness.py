@@ -220,6 +220,7 @@ class Result:
     params: Params
     steps_timed: int
     seconds_timed: float
+    lesson: str = "peer"  # the course's lesson for a peer that runs the course's code (10_python)
 
     @property
     def extrapolated(self) -> bool:
@@ -318,6 +319,29 @@ class FrameFile:
             os.remove(self.temporary_path)
 
 
+def import_grayscott():
+    """Lesson 10's module: from the path, else from $GS_PYTHON_MODULE_DIR or the build folder
+    build/python of this repository (where `cmake --build build --target grayscott` puts it)."""
+    try:
+        import grayscott
+
+        return grayscott
+    except ImportError:
+        pass
+    folder = os.environ.get("GS_PYTHON_MODULE_DIR", str(REPOSITORY / "build" / "python"))
+    sys.path.insert(0, folder)
+    try:
+        import grayscott
+
+        return grayscott
+    except ImportError as error:
+        raise Unavailable(
+            f"the module grayscott is not importable by {sys.executable} from {folder} ({error}): "
+            "build it (cmake --build build --target grayscott) for this Python, or run the script "
+            "through build/bin/lesson10_solution"
+        ) from None
+
+
 def require_h5py() -> None:
     try:
         import h5py  # noqa: F401 - only asking whether it is there
@@ -378,7 +402,7 @@ def current_commit() -> str:
 def csv_row(result: Result) -> dict[str, str]:
     return {
         "implementation": result.implementation,
-        "lesson": "peer",
+        "lesson": result.lesson,
         "device": result.device,
         "kind": result.kind,
         "seconds": f"{result.seconds:.4g}",
@@ -451,6 +475,7 @@ def run_peer(
     write_frames: WriteFrames = write_frames_serially,
     compute_only_twin: str | None = None,
     argv: list[str] | None = None,
+    lesson: str = "peer",
 ) -> int:
     """A peer's whole program: flags, run, check, report. Returns the exit status; an exception
     ends it with its traceback and status 1 (after deleting a partial output file).
@@ -491,7 +516,8 @@ def run_peer(
         print(f"{implementation}: error: the state is not finite after the run", file=sys.stderr)
         return EXIT_FAILURE
     result = Result(
-        implementation, stepper.device, stepper.device_name, kind, params, steps_timed, seconds
+        implementation, stepper.device, stepper.device_name, kind, params, steps_timed, seconds,
+        lesson,
     )
     report(result, options)
     return 0

@@ -50,7 +50,9 @@ run_peer() {  # run_peer SCRIPT FLAGS...
     *) failed+=("$name"); echo "FAILED: $name" ;;
   esac
 }
-for peer in numpy_slices.py cupy_slices.py torch_slices.py jax_3x3.py; do
+# grayscott_module.py is not a port: the course's own stepper called from Python (lesson 10),
+# skipped unless the module is built for $python (cmake --build build --target grayscott).
+for peer in numpy_slices.py cupy_slices.py torch_slices.py jax_3x3.py grayscott_module.py; do
   run_peer "$peer" --no-output "${peer_flags[@]}"
 done
 run_peer cupy_writer_thread.py -o "$output_folder/output.h5" "${peer_flags[@]}"

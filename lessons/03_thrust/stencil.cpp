@@ -372,6 +372,10 @@ class CopyEveryStepStepper final : public DeviceFields {
     DeviceFields::load(state, rates);
     on_host_ = state;
   }
+  // Between steps the state lives in the host copy: that is what a caller may read and write.
+  gs::FieldView fields() override {
+    return {on_host_.u.data(), on_host_.v.data(), cols_, rows_, cols_, gs::Device::cpu, nullptr};
+  }
 
  protected:
   void step_once() override {

@@ -379,6 +379,8 @@ class DeviceFields {
     grid_ = {rows, cols, ceil_div(cols, kRowAlignment) * kRowAlignment};
     const std::size_t count = static_cast<std::size_t>(grid_.rows) * grid_.pitch;
     for (gs::DeviceFloats& buffer : buffers_) buffer.reset();  // free the old ones first
+    for (gs::DeviceFloats& buffer : scratch_) buffer.reset();
+    scratch_pitch_ = 0;
     for (gs::DeviceFloats& buffer : buffers_) {
       buffer = gs::device_floats(count);
       GS_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, count * sizeof(float), stream_));  // padding
@@ -400,8 +402,57 @@ class DeviceFields {
   int& parity() { return current_; }  // which buffer holds the state: 0 or 1
   void swap() { current_ = 1 - current_; }
 
+  // Fields the caller owns (GpuStepper::advance_fields, lesson 10) as the current state, in their
+  // own pitch; the next pair is scratch of that pitch: this object's next pair when the pitch is
+  // its own, else a pair kept for that pitch. The launches then read and write them as their
+  // own; give_back() returns to this object's buffers, its state untouched.
+  void borrow(Fields caller, int pitch) {
+    Fields scratch = next();
+    if (pitch != grid_.pitch) {
+      if (scratch_pitch_ != pitch) {
+        for (gs::DeviceFloats& buffer : scratch_) buffer.reset();
+        for (gs::DeviceFloats& buffer : scratch_) {
+          buffer = gs::device_floats(static_cast<std::size_t>(grid_.rows) * pitch);
+        }
+        scratch_pitch_ = pitch;
+      }
+      scratch = {scratch_[0].get(), scratch_[1].get()};
+    }
+    own_grid_ = grid_;
+    own_current_ = current_;
+    lent_[0] = caller.u;
+    lent_[1] = caller.v;
+    lent_[2] = scratch.u;
+    lent_[3] = scratch.v;
+    lending_ = true;
+    grid_.pitch = pitch;
+    current_ = 0;
+  }
+  // Ends borrow(): after an odd number of launches the result is in the scratch pair and is
+  // copied into the caller's fields (in stream order). Returns the bytes copied.
+  std::int64_t give_back() {
+    std::int64_t copied = 0;
+    if (current_ == 1) {
+      for (int field = 0; field < 2; ++field) {
+        GS_CUDA_CHECK(cudaMemcpy2DAsync(
+            lent_[field], pitch_bytes(), lent_[2 + field], pitch_bytes(), row_bytes(),
+            static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToDevice, stream_));
+        copied += static_cast<std::int64_t>(row_bytes()) * grid_.rows;
+      }
+    }
+    return_to_own();
+    return copied;
+  }
+  // Back to this object's own buffers, without copying (also when a launch failed).
+  void return_to_own() {
+    if (!lending_) return;
+    lending_ = false;
+    grid_ = own_grid_;
+    current_ = own_current_;
+  }
+
  private:
-  float* buffer(int index) const { return buffers_[index].get(); }
+  float* buffer(int index) const { return lending_ ? lent_[index] : buffers_[index].get(); }
   std::size_t pitch_bytes() const { return static_cast<std::size_t>(grid_.pitch) * sizeof(float); }
   std::size_t row_bytes() const { return static_cast<std::size_t>(grid_.cols) * sizeof(float); }
   // Copies between pageable host memory and the device, in stream order; each waits until its
@@ -422,6 +473,13 @@ class DeviceFields {
   Grid grid_{0, 0, 0};
   gs::DeviceFloats buffers_[4];  // u0, v0, u1, v1
   int current_ = 0;
+  // borrow(): the caller's u, v and the scratch u, v; this object's own grid and parity.
+  bool lending_ = false;
+  float* lent_[4] = {nullptr, nullptr, nullptr, nullptr};
+  Grid own_grid_{0, 0, 0};
+  int own_current_ = 0;
+  gs::DeviceFloats scratch_[2];  // the scratch pair for a pitch other than this object's
+  int scratch_pitch_ = 0;
 };
 
 // What every stepper of this lesson shares: the buffers, a stream, and the CUDA graph replay.
@@ -433,6 +491,8 @@ class GpuStepper : public gs::Stepper {
   GpuStepper& operator=(const GpuStepper&) = delete;
   ~GpuStepper() override {
     forget_graphs();
+    if (caller_ready_ != nullptr) cudaEventDestroy(caller_ready_);
+    if (stepper_done_ != nullptr) cudaEventDestroy(stepper_done_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
 
@@ -490,7 +550,54 @@ class GpuStepper : public gs::Stepper {
     return {current.u, current.v, g.pitch, g.rows, g.cols, gs::Device::gpu, stream_};
   }
 
+  // Lesson 10: the caller's device fields advanced where they lie, when the kernels can take
+  // their layout (takes_in_place); the caller's stream and this stepper's stream wait for each
+  // other through two events, so the call returns before the work is done. The launches are
+  // enqueued one by one: a recorded graph names the buffers it was recorded with.
+  gs::FieldsAdvance advance_fields(const gs::FieldView& caller, int steps) override {
+    if (stream_ == nullptr || !takes_in_place(caller)) return {};
+    if (steps <= 0) return {true, 0};
+    const auto caller_stream = static_cast<cudaStream_t>(caller.stream);
+    if (caller_ready_ == nullptr) {
+      GS_CUDA_CHECK(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
+      GS_CUDA_CHECK(cudaEventCreateWithFlags(&stepper_done_, cudaEventDisableTiming));
+    }
+    GS_CUDA_CHECK(cudaEventRecord(caller_ready_, caller_stream));
+    GS_CUDA_CHECK(cudaStreamWaitEvent(stream_, caller_ready_, 0));
+    fields_.borrow({caller.u, caller.v}, static_cast<int>(caller.pitch));
+    std::int64_t copied = 0;
+    try {
+      enqueue(steps);
+      copied = fields_.give_back();
+    } catch (...) {
+      fields_.return_to_own();
+      throw;
+    }
+    GS_CUDA_CHECK(cudaEventRecord(stepper_done_, stream_));
+    GS_CUDA_CHECK(cudaStreamWaitEvent(caller_stream, stepper_done_, 0));
+    return {true, copied};
+  }
+
  protected:
+  // Columns a thread loads and stores as one vector (2 for float2): the caller's rows must start
+  // on such a boundary, and no vector may reach past the last column into memory the caller did
+  // not hand over.
+  virtual int vector_columns() const { return 1; }
+
+  // Whether the kernels can work on the caller's fields as they lie: device memory of this grid's
+  // size, u and v with the same pitch, aligned for vector_columns().
+  bool takes_in_place(const gs::FieldView& caller) const {
+    const Grid& g = fields_.grid();
+    const int vector = vector_columns();
+    const auto aligned = [vector](const float* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % (sizeof(float) * vector) == 0;
+    };
+    return caller.available() && caller.v != nullptr && caller.device == gs::Device::gpu &&
+           caller.rows == g.rows && caller.cols == g.cols && caller.pitch >= g.cols &&
+           caller.pitch <= std::numeric_limits<int>::max() && caller.cols % vector == 0 &&
+           caller.pitch % vector == 0 && aligned(caller.u) && aligned(caller.v);
+  }
+
   // Enqueues on stream() the launches that advance the state by `steps`; after each launch it
   // calls buffers().swap(), so the next launch reads what this one wrote.
   virtual void enqueue(int steps) = 0;
@@ -509,6 +616,8 @@ class GpuStepper : public gs::Stepper {
   bool replay_as_graph_;
   cudaStream_t stream_ = nullptr;
   int sm_count_ = 1;
+  cudaEvent_t caller_ready_ = nullptr;  // advance_fields: the caller's stream has queued its work
+  cudaEvent_t stepper_done_ = nullptr;  // advance_fields: this stepper's work is done
   DeviceFields fields_;
   Coefficients coefficients_{};
   FrameGraphs graphs_;

@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -368,6 +370,8 @@ class TemporalStepper final : public GpuStepper {
         side_cost_(side_cost) {}
 
  private:
+  int vector_columns() const override { return kCols; }
+
   void enqueue(int steps) override {
     const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_, side_cost_};
     for (int done = 0; done < steps;) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -43,6 +44,13 @@ struct FieldView {
   bool available() const { return u != nullptr; }
 };
 
+/// @brief What Stepper::advance_fields() did with fields the caller owns.
+struct FieldsAdvance {
+  bool advanced = false;          ///< false: this stepper cannot work on that memory; nothing done
+  std::int64_t bytes_copied = 0;  ///< Device bytes the stepper copied to leave the result in the
+                                  ///< caller's fields (0: computed in place, no copy at all)
+};
+
 /// @brief Advances a Gray-Scott state; each lesson variant is one Stepper.
 ///
 /// The life cycle is load() once, then advance() and fetch_v() per frame. A GPU stepper uploads
@@ -75,6 +83,18 @@ class Stepper {
   /// @brief The current state in the stepper's own memory (see FieldView); the default offers
   ///        none, and code that needs one falls back to fetch().
   virtual FieldView fields() { return {}; }
+
+  /// @brief Advances by @p steps the state held in @p fields, memory the caller owns (a Python
+  ///        caller's CuPy array, lesson 10), in place: with the rates of the last load(), whose
+  ///        grid must have the same size. On a GPU the work is ordered after what was queued on
+  ///        @p fields.stream before the call, and what is queued there after the call waits for
+  ///        it; no byte crosses between host and device. The default, for steppers that only
+  ///        work on their own buffers, does nothing and answers `advanced == false`: the caller
+  ///        then copies through fields() instead.
+  virtual FieldsAdvance advance_fields(const FieldView& fields, int steps) {
+    (void)fields, (void)steps;
+    return {};
+  }
 };
 
 /// @brief Throws InvalidParameter unless @p rates.weights is the unit stencil: what a specialised

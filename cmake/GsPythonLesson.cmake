@@ -1,0 +1,234 @@
+# Lesson 10's Python module: finding what it needs (a Python with its headers, pybind11, and
+# optionally dlpack.h), and gs_add_python_lesson(), a lesson whose body is a Python extension
+# module instead of a program.
+#
+#   gs_find_python_tools(<reason-variable>)   # sets GS_PYTHON_READY; the reason when not ready
+#   gs_add_python_lesson(NUMBER 10 TOPIC python MODULE grayscott BODY module.cpp arrays.cpp
+#                        LEARNER binding.hpp LAUNCHER run_python.cpp TESTS test_lesson10.py
+#                        GROUPS TestFirstCase:cpu TestCupy:gpu ...)
+#
+# Which Python: -DPython_EXECUTABLE=... when given; else Debian's /usr/bin/python3 where it
+# exists, as the repository's scripts choose (tools/make_figures.sh); else CMake's FindPython.
+# pybind11 comes from its CMake package: Debian's pybind11-dev, or pip's, named by
+# -Dpybind11_DIR=$(python3 -m pybind11 --cmakedir). dlpack.h (DLPack, the tensor exchange
+# protocol of CuPy, PyTorch and JAX): Debian's libdlpack-dev, CuPy's or PyTorch's copy in the
+# chosen Python's site-packages, or the folder named by -DGS_DLPACK_INCLUDE_DIR=...; without it,
+# GPU arrays come in through __cuda_array_interface__ only. Nothing is downloaded.
+include_guard(GLOBAL)
+
+set(GS_PYTHON AUTO CACHE STRING
+    "Build lesson 10's Python module: AUTO (when pybind11 and Python's headers are found), ON, OFF")
+set_property(CACHE GS_PYTHON PROPERTY STRINGS AUTO ON OFF)
+
+macro(gs_find_python_tools reason_variable)
+  set(GS_PYTHON_READY OFF)
+  set(${reason_variable} "")
+  if(GS_PYTHON STREQUAL "OFF")
+    set(${reason_variable} "GS_PYTHON=OFF")
+  else()
+    if(NOT Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+      set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH
+          "the Python lesson 10's module is built for (default: Debian's /usr/bin/python3)")
+    endif()
+    find_package(Python 3.8 COMPONENTS Interpreter Development.Module)
+    if(NOT Python_Interpreter_FOUND)
+      set(${reason_variable} "no Python 3 interpreter (install python3: bash scripts/setup.sh)")
+    elseif(NOT Python_Development.Module_FOUND)
+      set(${reason_variable}
+          "no Python headers for ${Python_EXECUTABLE} (install python3-dev: bash scripts/setup.sh)")
+    else()
+      # pybind11's package, found after Python, builds against that Python (its FindPython mode).
+      find_package(pybind11 2.6 CONFIG QUIET)
+      if(NOT pybind11_FOUND)
+        set(${reason_variable} "no pybind11 (install pybind11-dev: bash scripts/setup.sh; or pass -Dpybind11_DIR=\$(python3 -m pybind11 --cmakedir))")
+      else()
+        set(GS_PYTHON_READY ON)
+      endif()
+    endif()
+  endif()
+  if(GS_PYTHON STREQUAL "ON" AND NOT GS_PYTHON_READY)
+    message(FATAL_ERROR "GS_PYTHON=ON but lesson 10 cannot be built: ${${reason_variable}}")
+  endif()
+  if(GS_PYTHON_READY)
+    _gs_find_dlpack()
+  endif()
+endmacro()
+
+# GS_DLPACK_HEADER: dlpack.h, from -DGS_DLPACK_INCLUDE_DIR, the system (libdlpack-dev), or the
+# copy that CuPy or PyTorch ship in the chosen Python's site-packages (found without importing
+# them). It is copied into the build folder as dlpack/dlpack.h, so that the include path gains
+# that one file and not the rest of PyTorch's ATen folder.
+function(_gs_find_dlpack)
+  set(GS_DLPACK_INCLUDE_DIR "" CACHE PATH "a folder that holds dlpack.h (or dlpack/dlpack.h)")
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}" -c [=[
+import importlib.util, os
+for package, folder in (("cupy", "_core/include/cupy/_dlpack"), ("torch", "include/ATen")):
+    try:
+        spec = importlib.util.find_spec(package)
+    except Exception:
+        continue
+    if spec is not None and spec.submodule_search_locations:
+        print(os.path.join(list(spec.submodule_search_locations)[0], folder))
+]=]
+    OUTPUT_VARIABLE site_hints OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  string(REPLACE "\n" ";" site_hints "${site_hints}")
+  set(header "")
+  foreach(folder ${GS_DLPACK_INCLUDE_DIR} /usr/include /usr/local/include ${site_hints})
+    foreach(candidate ${folder}/dlpack.h ${folder}/dlpack/dlpack.h)
+      if(NOT header AND EXISTS ${candidate})
+        set(header ${candidate})
+      endif()
+    endforeach()
+  endforeach()
+  if(header)
+    set(GS_DLPACK_COPY ${PROJECT_BINARY_DIR}/generated/dlpack/dlpack/dlpack.h)
+    configure_file(${header} ${GS_DLPACK_COPY} COPYONLY)
+    file(STRINGS ${header} major REGEX "#define DLPACK_MAJOR_VERSION ")
+    file(STRINGS ${header} minor REGEX "#define DLPACK_MINOR_VERSION ")
+    file(STRINGS ${header} old REGEX "#define DLPACK_VERSION ")
+    if(major)  # DLPack 1.x
+      string(REGEX REPLACE "[^0-9]" "" major "${major}")
+      string(REGEX REPLACE "[^0-9]" "" minor "${minor}")
+      set(version "${major}.${minor}")
+    else()  # before 1.0: DLPACK_VERSION 60 is 0.6
+      string(REGEX REPLACE "[^0-9]" "" old "${old}")
+      math(EXPR tenths "${old} / 10")
+      set(version "0.${tenths}")
+    endif()
+    set(GS_DLPACK_HEADER ${header} PARENT_SCOPE)
+    set(GS_DLPACK_VERSION "${version}" PARENT_SCOPE)
+  else()
+    set(GS_DLPACK_HEADER "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Position-independent code for every static library that @target links, so that they can go
+# into a shared object (the Python module): GCC and nvcc compile for an executable otherwise.
+function(_gs_position_independent target)
+  get_target_property(libraries ${target} LINK_LIBRARIES)
+  get_target_property(interface ${target} INTERFACE_LINK_LIBRARIES)
+  foreach(library IN LISTS libraries interface)
+    if(NOT TARGET ${library})
+      continue()
+    endif()
+    get_target_property(imported ${library} IMPORTED)
+    get_target_property(type ${library} TYPE)
+    get_target_property(done ${library} POSITION_INDEPENDENT_CODE)
+    if(imported OR done)
+      continue()
+    endif()
+    if(type STREQUAL "STATIC_LIBRARY" OR type STREQUAL "OBJECT_LIBRARY")
+      set_target_properties(${library} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+      _gs_position_independent(${library})
+    elseif(type STREQUAL "INTERFACE_LIBRARY")
+      _gs_position_independent(${library})
+    endif()
+  endforeach()
+endfunction()
+
+function(gs_add_python_lesson)
+  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;MODULE;LAUNCHER;TESTS"
+                        "BODY;LEARNER;GROUPS;LIBRARIES" ${ARGN})
+  set(lesson lesson${ARG_NUMBER})
+  set(body_dir ${PROJECT_SOURCE_DIR}/lessons/${ARG_NUMBER}_${ARG_TOPIC})
+  set(tests ${PROJECT_SOURCE_DIR}/tests/${ARG_TESTS})
+  foreach(variant exercise solution)
+    if(variant STREQUAL "exercise")
+      set(learner_dir ${body_dir})
+      set(module_target ${ARG_MODULE}_exercise)
+      set(module_dir ${PROJECT_BINARY_DIR}/python-exercise)
+    else()
+      set(learner_dir ${PROJECT_SOURCE_DIR}/solutions/${ARG_NUMBER}_${ARG_TOPIC})
+      set(module_target ${ARG_MODULE})
+      set(module_dir ${PROJECT_BINARY_DIR}/python)
+    endif()
+    list(TRANSFORM ARG_BODY PREPEND ${body_dir}/ OUTPUT_VARIABLE sources)
+    # NO_EXTRAS: no link-time optimisation and no stripping (the libraries it links have none).
+    pybind11_add_module(${module_target} MODULE NO_EXTRAS ${sources})
+    set_target_properties(${module_target} PROPERTIES OUTPUT_NAME ${ARG_MODULE}
+                          LIBRARY_OUTPUT_DIRECTORY ${module_dir})
+    target_include_directories(${module_target} PRIVATE ${learner_dir} ${body_dir})
+    target_compile_definitions(${module_target} PRIVATE
+      GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}"
+      GS_HAVE_CUDA=$<BOOL:${GS_HAVE_CUDA}> GS_HAVE_DLPACK=$<BOOL:${GS_DLPACK_HEADER}>)
+    if(GS_DLPACK_HEADER)
+      target_include_directories(${module_target} SYSTEM PRIVATE
+                                 ${PROJECT_BINARY_DIR}/generated/dlpack)
+    endif()
+    target_link_libraries(${module_target} PRIVATE gs_registry gs_warnings ${ARG_LIBRARIES})
+    if(GS_HAVE_CUDA)
+      target_link_libraries(${module_target} PRIVATE CUDA::cudart)
+    endif()
+
+    # The lesson's two programs: the Python the module was built for, with the module first on
+    # its path (lessonNN_<variant> script.py ...), and the same running the pytest suite
+    # (test_lessonNN_<variant> [pytest flags]): what gs_add_lesson() names the lesson's program
+    # and test suite, so scripts/grade.sh and lessons.tsv treat the lesson as any other.
+    foreach(program ${lesson}_${variant} test_${lesson}_${variant})
+      add_executable(${program} ${body_dir}/${ARG_LAUNCHER})
+      target_compile_definitions(${program} PRIVATE
+        GS_PROGRAM_NAME="${program}" GS_PYTHON_EXECUTABLE="${Python_EXECUTABLE}"
+        GS_MODULE_DIR="${module_dir}" GS_BUILD_DIR="${PROJECT_BINARY_DIR}"
+        GS_LESSON_VARIANT="${variant}" GS_ASAN_RUNTIME="${GS_ASAN_RUNTIME}"
+        GS_UBSAN_SUPPRESSIONS="${GS_UBSAN_SUPPRESSIONS}")
+      if(program MATCHES "^test_")
+        target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=1 GS_TEST_FILE="${tests}")
+      else()
+        target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=0)
+      endif()
+      target_link_libraries(${program} PRIVATE gs_warnings)
+      add_dependencies(${program} ${module_target})
+      set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                            ${PROJECT_BINARY_DIR}/bin)
+    endforeach()
+    # The tests depend on gray_scott (its --list is compared with the module's list).
+    add_dependencies(test_${lesson}_${variant} gray_scott)
+
+    # One CTest test per group of the suite (a test class), labelled as a lesson's tests are.
+    foreach(group IN LISTS ARG_GROUPS)
+      string(REPLACE ":" ";" parts ${group})
+      list(GET parts 0 name)
+      list(GET parts 1 device)
+      set(test ${lesson}.${variant}.${name})
+      add_test(NAME ${test} COMMAND test_${lesson}_${variant} -k ${name})
+      set_tests_properties(${test} PROPERTIES LABELS "${lesson};${variant};${device}"
+        SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 600
+        ENVIRONMENT "TEST_TMPDIR=${PROJECT_BINARY_DIR}/test-tmp")
+    endforeach()
+  endforeach()
+
+  # The test of the tests: the shipped exercise must fail its suite (tests/conftest.py's
+  # --gs-expect-failure inverts pytest's verdict and says so).
+  add_test(NAME ${lesson}.exercise_fails COMMAND test_${lesson}_exercise --gs-expect-failure)
+  set_tests_properties(${lesson}.exercise_fails PROPERTIES LABELS "selftest;${lesson};cpu;gpu"
+    SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
+
+  gs_record_lesson_build(NUMBER ${ARG_NUMBER} TOPIC ${ARG_TOPIC} KIND python PROVIDES module
+                         LEARNER ${ARG_LEARNER} LABELS cpu gpu)
+  # The libraries the module links (the registry: every solution's steppers, and common/), made
+  # position-independent once every directory has added its targets.
+  set_property(GLOBAL APPEND PROPERTY GS_PYTHON_MODULES ${ARG_MODULE} ${ARG_MODULE}_exercise)
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _gs_python_modules_position_independent)
+endfunction()
+
+function(_gs_python_modules_position_independent)
+  get_property(modules GLOBAL PROPERTY GS_PYTHON_MODULES)
+  foreach(module IN LISTS modules)
+    _gs_position_independent(${module})
+  endforeach()
+endfunction()
+
+# The sanitized build (GS_SANITIZE with address): a Python module built with AddressSanitizer
+# needs its runtime loaded first into the interpreter, which is not built with it; the lesson's
+# programs preload it (LD_PRELOAD) before starting Python, and the C++ runtime with it: the
+# interpreter does not link libstdc++, and AddressSanitizer finds the functions it intercepts
+# (__cxa_throw: every C++ exception) only in the libraries there when it starts.
+set(GS_ASAN_RUNTIME "")
+if(GS_SANITIZE MATCHES "address")
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                  OUTPUT_VARIABLE cxx_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(GS_ASAN_RUNTIME "${asan_runtime}:${cxx_runtime}")
+endif()

@@ -1,0 +1,529 @@
+// Lesson 10's arrays (arrays.hpp says what is here): reading NumPy, DLPack and CUDA array
+// interface arrays without a copy, the counted copies, streams, and the module's device arrays.
+#include "arrays.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#if GS_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gs/cuda_check.hpp"
+#endif
+#if GS_HAVE_DLPACK
+#include <dlpack/dlpack.h>
+#endif
+
+namespace lesson10 {
+
+namespace {
+
+// The dtype name of a kind and size, as NumPy writes it ("float32", "int64", "bool").
+std::string numpy_name(char kind, int bits) {
+  switch (kind) {
+    case 'f':
+      return "float" + std::to_string(bits);
+    case 'i':
+      return "int" + std::to_string(bits);
+    case 'u':
+      return "uint" + std::to_string(bits);
+    case 'c':
+      return "complex" + std::to_string(bits);
+    case 'b':
+      return "bool";
+    default:
+      return "an unknown type of " + std::to_string(bits) + " bits";
+  }
+}
+
+// Row-major strides, in elements, of a compact array of this shape.
+std::vector<std::int64_t> compact_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+// Byte strides turned into element strides; whole_strides false when one is not a multiple.
+void set_strides_from_bytes(ArrayInfo& info, const std::vector<std::int64_t>& bytes) {
+  const std::int64_t size = std::max(1, info.bits / 8);
+  info.strides.clear();
+  for (std::int64_t stride : bytes) {
+    if (stride % size != 0) info.whole_strides = false;
+    info.strides.push_back(stride / size);
+  }
+}
+
+// A JAX array is immutable: JAX may share its buffer between arrays and never expects it to
+// change, so the module must not write into it even though DLPack hands over a plain pointer.
+void mark_if_immutable(ArrayInfo& info, py::handle object) {
+  const std::string module = py::str(py::type::of(object).attr("__module__"));
+  if (module.rfind("jax", 0) == 0) {
+    info.read_only = true;
+    info.read_only_reason = "a JAX array: JAX arrays are immutable";
+  }
+}
+
+ArrayInfo read_numpy(const py::array& array) {
+  ArrayInfo info;
+  info.protocol = "NumPy";
+  info.data = const_cast<void*>(array.data());
+  const py::dtype dtype = array.dtype();
+  info.bits = static_cast<int>(dtype.itemsize()) * 8;
+  info.kind = dtype.kind();
+  info.type_name = py::str(py::handle(dtype));
+  // Only the machine's own byte order is a number the stepper can read: NumPy writes it '='
+  // ('|' where it does not apply), the other one '>' or '<'.
+  const char order = dtype.byteorder();
+  const std::uint16_t probe = 1;
+  const bool little_endian = *reinterpret_cast<const unsigned char*>(&probe) == 1;
+  if (!(order == '=' || order == '|' || (order == '<') == little_endian)) {
+    info.kind = '?';
+    info.type_name = py::str(dtype.attr("str")).cast<std::string>();
+    info.type_name += " (the other byte order)";
+  }
+  std::vector<std::int64_t> byte_strides;
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) {
+    info.shape.push_back(array.shape(i));
+    byte_strides.push_back(array.strides(i));
+  }
+  set_strides_from_bytes(info, byte_strides);
+  if (!array.writeable()) {
+    info.read_only = true;
+    info.read_only_reason = "a read-only NumPy array";
+  }
+  return info;
+}
+
+#if GS_HAVE_DLPACK
+HeldArray read_dlpack(py::handle object, const CallerStream& stream) {
+  HeldArray held;
+  ArrayInfo& info = held.info;
+  info.protocol = "DLPack";
+  const py::tuple device = object.attr("__dlpack_device__")();
+  const int device_type = device[0].cast<int>();
+  // The consumer names the stream it will use the data on (1: the legacy default stream); the
+  // producer makes that stream wait for its own work. A CPU array takes no stream.
+  py::object capsule;
+  if (device_type == kDLCUDA) {
+    std::intptr_t handle = 1;
+    if (stream.known && stream.handle != nullptr)
+      handle = reinterpret_cast<std::intptr_t>(stream.handle);
+    capsule = object.attr("__dlpack__")(py::arg("stream") = handle);
+  } else {
+    capsule = object.attr("__dlpack__")();
+  }
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (managed == nullptr) {
+    PyErr_Clear();
+    throw py::type_error("__dlpack__() of a " + py::str(py::type::of(object)).cast<std::string>() +
+                         " did not return a DLPack capsule named 'dltensor'");
+  }
+  // The capsule stays unconsumed (not renamed): its producer frees the tensor description when
+  // the capsule goes, after the call. The array's memory is the caller's object's.
+  held.keep_alive = capsule;
+  const DLTensor& tensor = managed->dl_tensor;
+  info.data = static_cast<char*>(tensor.data) + tensor.byte_offset;
+  info.bits = tensor.dtype.bits;
+  info.lanes = tensor.dtype.lanes;
+  switch (tensor.dtype.code) {
+    case kDLInt:
+      info.kind = 'i';
+      break;
+    case kDLUInt:
+      info.kind = 'u';
+      break;
+    case kDLFloat:
+      info.kind = 'f';
+      break;
+    case 5:
+      info.kind = 'c';
+      break;  // kDLComplex
+    case 6:
+      info.kind = 'b';
+      break;  // kDLBool (DLPack 1.0)
+    default:
+      info.kind = '?';
+  }
+  info.type_name = tensor.dtype.code == 4 ? "bfloat16" : numpy_name(info.kind, info.bits);
+  if (info.lanes != 1) info.type_name += " x " + std::to_string(info.lanes) + " lanes";
+  info.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+  if (tensor.strides == nullptr) {
+    info.strides = compact_strides(info.shape);
+  } else {
+    info.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
+  }
+  switch (tensor.device.device_type) {
+    case kDLCPU:
+    case kDLCUDAHost:  // pinned host memory: host memory
+      info.device = gs::Device::cpu;
+      break;
+    case kDLCUDA:
+      info.device = gs::Device::gpu;
+      info.device_id = tensor.device.device_id;
+      break;
+    default:
+      info.unsupported_place = "DLPack device type " + std::to_string(tensor.device.device_type) +
+                               " (neither host memory nor CUDA device memory)";
+  }
+  mark_if_immutable(info, object);
+  return held;
+}
+#endif
+
+// "<f4" -> kind 'f', 32 bits; another byte order marks the kind unknown.
+void parse_typestr(ArrayInfo& info, const std::string& typestr) {
+  info.type_name = typestr;
+  if (typestr.size() < 3) return;
+  const char order = typestr[0];
+  const bool native = order == '<' || order == '|' || order == '=';
+  const int bytes = std::atoi(typestr.c_str() + 2);
+  info.bits = bytes * 8;
+  info.kind = native ? typestr[1] : '?';
+  if (native) info.type_name = numpy_name(info.kind, info.bits);
+}
+
+HeldArray read_cuda_array_interface(py::handle object) {
+  HeldArray held;
+  ArrayInfo& info = held.info;
+  info.protocol = "__cuda_array_interface__";
+  const py::dict interface = object.attr("__cuda_array_interface__");
+  held.keep_alive = py::reinterpret_borrow<py::object>(object);
+  for (py::handle extent : interface["shape"].cast<py::tuple>()) {
+    info.shape.push_back(extent.cast<std::int64_t>());
+  }
+  parse_typestr(info, interface["typestr"].cast<std::string>());
+  const py::tuple data = interface["data"].cast<py::tuple>();
+  info.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
+  if (data[1].cast<bool>()) {
+    info.read_only = true;
+    info.read_only_reason = "its __cuda_array_interface__ says read-only";
+  }
+  if (!interface.contains("strides") || interface["strides"].is_none()) {
+    info.strides = compact_strides(info.shape);
+  } else {
+    std::vector<std::int64_t> bytes;
+    for (py::handle stride : interface["strides"].cast<py::tuple>()) {
+      bytes.push_back(stride.cast<std::int64_t>());
+    }
+    set_strides_from_bytes(info, bytes);
+  }
+  if (interface.contains("mask") && !interface["mask"].is_none()) {
+    info.unsupported_place = "a masked array (its __cuda_array_interface__ has a mask)";
+  }
+  if (interface.contains("stream") && !interface["stream"].is_none()) {
+    held.named_stream = caller_stream(interface["stream"]);
+  }
+  info.device = gs::Device::gpu;
+#if GS_HAVE_CUDA
+  // The interface does not say which GPU: CUDA knows it from the pointer.
+  cudaPointerAttributes attributes{};
+  if (info.data != nullptr && cudaPointerGetAttributes(&attributes, info.data) == cudaSuccess) {
+    if (attributes.type == cudaMemoryTypeDevice) {
+      info.device_id = attributes.device;
+    } else {
+      info.unsupported_place = attributes.type == cudaMemoryTypeManaged
+                                   ? "CUDA managed memory"
+                                   : "memory that CUDA does not know as device memory";
+    }
+  }
+  cudaGetLastError();  // a failed query leaves no error behind for the next call
+#endif
+  mark_if_immutable(info, object);
+  return held;
+}
+
+}  // namespace
+
+std::string place_of(const ArrayInfo& array) {
+  if (!array.unsupported_place.empty()) return array.unsupported_place;
+  if (array.device == gs::Device::cpu) return "the host";
+  return "cuda:" + std::to_string(array.device_id);
+}
+
+CallerStream caller_stream(py::handle stream) {
+  CallerStream result;
+  if (stream.is_none()) return result;
+  py::object handle = py::reinterpret_borrow<py::object>(stream);
+  if (py::hasattr(stream, "cuda_stream")) {  // torch.cuda.Stream
+    handle = stream.attr("cuda_stream");
+  } else if (py::hasattr(stream, "ptr")) {  // cupy.cuda.Stream
+    handle = stream.attr("ptr");
+  }
+  if (!py::isinstance<py::int_>(handle)) {
+    throw py::type_error(
+        "stream must be None, an int (a cudaStream_t; 1: the legacy default "
+        "stream, 2: the per-thread one), a CuPy or a PyTorch stream");
+  }
+  const auto value = handle.cast<std::intptr_t>();
+  if (value < 0)
+    throw ArrayError("stream must not be negative (got " + std::to_string(value) + ")");
+  result.known = true;
+  // 0 and 1 both mean the legacy default stream: CUDA's runtime reads 0 that way, DLPack and the
+  // CUDA array interface write it 1 (cudaStreamLegacy); 2 is cudaStreamPerThread.
+  result.handle = value == 0 ? nullptr : reinterpret_cast<void*>(value);
+  return result;
+}
+
+HeldArray hold_array(py::handle object, const char* name, const CallerStream& stream) {
+  if (py::isinstance<py::array>(object)) {
+    HeldArray held;
+    held.info = read_numpy(py::reinterpret_borrow<py::array>(object));
+    held.keep_alive = py::reinterpret_borrow<py::object>(object);
+    return held;
+  }
+#if GS_HAVE_DLPACK
+  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
+    return read_dlpack(object, stream);
+  }
+#endif
+  if (py::hasattr(object, "__cuda_array_interface__")) return read_cuda_array_interface(object);
+  const std::string type = py::str(py::type::of(object));
+  std::string hint;
+  if (py::hasattr(object, "__array__") || py::hasattr(object, "__array_interface__") ||
+      py::isinstance<py::sequence>(object)) {
+    hint =
+        " (convert it with numpy.asarray(..., dtype=numpy.float32), or pass copy=True where "
+        "the call takes it)";
+  }
+  throw py::type_error(std::string(name) +
+                       " must be an array: a NumPy array, or a GPU array "
+#if GS_HAVE_DLPACK
+                       "with __dlpack__ or __cuda_array_interface__"
+#else
+                       "with __cuda_array_interface__ (this module was built without dlpack.h)"
+#endif
+                       " (CuPy, PyTorch, JAX, Numba); got " +
+                       type + hint);
+}
+
+Transfers& transfers() {
+  static Transfers counters;
+  return counters;
+}
+
+void copy_rows(float* destination, std::ptrdiff_t destination_pitch, gs::Device destination_device,
+               const float* source, std::ptrdiff_t source_pitch, gs::Device source_device, int rows,
+               int cols, void* stream) {
+  const std::int64_t bytes = std::int64_t{rows} * cols * static_cast<std::int64_t>(sizeof(float));
+  Transfers& counted = transfers();
+  ++counted.calls;
+  if (destination_device == gs::Device::cpu && source_device == gs::Device::cpu) {
+    for (int row = 0; row < rows; ++row) {
+      std::memcpy(destination + row * destination_pitch, source + row * source_pitch,
+                  static_cast<std::size_t>(cols) * sizeof(float));
+    }
+    counted.host_to_host += bytes;
+    return;
+  }
+#if GS_HAVE_CUDA
+  const auto cuda_stream = static_cast<cudaStream_t>(stream);
+  cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
+  if (source_device == gs::Device::cpu) {
+    kind = cudaMemcpyHostToDevice;
+    counted.host_to_device += bytes;
+  } else if (destination_device == gs::Device::cpu) {
+    kind = cudaMemcpyDeviceToHost;
+    counted.device_to_host += bytes;
+  } else {
+    counted.device_to_device += bytes;
+  }
+  GS_CUDA_CHECK(cudaMemcpy2DAsync(destination,
+                                  static_cast<std::size_t>(destination_pitch) * sizeof(float),
+                                  source, static_cast<std::size_t>(source_pitch) * sizeof(float),
+                                  static_cast<std::size_t>(cols) * sizeof(float),
+                                  static_cast<std::size_t>(rows), kind, cuda_stream));
+  // Host memory may be reused or freed as soon as the caller gets it back.
+  if (kind != cudaMemcpyDeviceToDevice) GS_CUDA_CHECK(cudaStreamSynchronize(cuda_stream));
+#else
+  (void)stream;
+  throw std::runtime_error("this module was built without CUDA: no device memory");
+#endif
+}
+
+void stream_waits_for(void* waiting, void* queued) {
+#if GS_HAVE_CUDA
+  if (waiting == queued) return;
+  cudaEvent_t event = nullptr;
+  GS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  cudaError_t status = cudaEventRecord(event, static_cast<cudaStream_t>(queued));
+  if (status == cudaSuccess) {
+    status = cudaStreamWaitEvent(static_cast<cudaStream_t>(waiting), event, 0);
+  }
+  cudaEventDestroy(event);  // released once the wait is resolved, not before
+  GS_CUDA_CHECK(status);
+#else
+  (void)waiting, (void)queued;
+#endif
+}
+
+void synchronize_stream(void* stream) {
+#if GS_HAVE_CUDA
+  GS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+#else
+  (void)stream;
+#endif
+}
+
+int current_device() {
+#if GS_HAVE_CUDA
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return device;
+#else
+  return 0;
+#endif
+}
+
+void use_device(int device) {
+#if GS_HAVE_CUDA
+  GS_CUDA_CHECK(cudaSetDevice(device));
+#else
+  (void)device;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// The module's own device arrays
+// ---------------------------------------------------------------------------------------------
+
+struct DeviceArray::Buffer {
+  float* data = nullptr;
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+#if GS_HAVE_CUDA
+    if (data != nullptr) cudaFree(data);
+#endif
+  }
+};
+
+DeviceArray::DeviceArray(int rows, int cols)
+    : buffer_(std::make_shared<Buffer>()), rows_(rows), cols_(cols), device_(current_device()) {
+#if GS_HAVE_CUDA
+  GS_CUDA_CHECK(
+      cudaMalloc(reinterpret_cast<void**>(&buffer_->data),
+                 static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * sizeof(float)));
+#else
+  throw std::runtime_error("this module was built without CUDA: no device arrays");
+#endif
+}
+
+DeviceArray DeviceArray::from_host(const float* host, std::ptrdiff_t pitch, int rows, int cols) {
+  DeviceArray array(rows, cols);
+  copy_rows(array.data(), cols, gs::Device::gpu, host, pitch, gs::Device::cpu, rows, cols, nullptr);
+  return array;
+}
+
+float* DeviceArray::data() const {
+  return buffer_->data;
+}
+
+py::dict DeviceArray::cuda_array_interface() const {
+  py::dict interface;
+  interface["shape"] = py::make_tuple(rows_, cols_);
+  interface["typestr"] = "<f4";
+  interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data()), false);
+  interface["strides"] = py::none();
+  interface["version"] = 3;
+  // The stream its contents are ordered on, for the consumer to wait on; None: complete.
+  if (ready_.known) {
+    const auto handle = reinterpret_cast<std::uintptr_t>(ready_.handle);
+    interface["stream"] = handle == 0 ? 1 : handle;
+  } else {
+    interface["stream"] = py::none();
+  }
+  return interface;
+}
+
+py::tuple DeviceArray::dlpack_device() const {
+  return py::make_tuple(2, device_);  // kDLCUDA
+}
+
+#if GS_HAVE_DLPACK
+namespace {
+
+// What a DLPack capsule of a DeviceArray owns: the tensor description and a share of the memory.
+struct ExportedTensor {
+  DLManagedTensor managed{};
+  std::shared_ptr<void> memory;
+  std::int64_t shape[2] = {0, 0};
+};
+
+void delete_exported(DLManagedTensor* managed) {
+  delete static_cast<ExportedTensor*>(managed->manager_ctx);
+}
+
+// The capsule's destructor: a consumer that took the tensor renamed the capsule "used_dltensor"
+// and calls the deleter itself; an unconsumed capsule frees it here.
+void capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+  }
+}
+
+}  // namespace
+#endif
+
+py::capsule DeviceArray::dlpack(py::handle stream) const {
+#if GS_HAVE_DLPACK
+  // The consumer's stream (None: the legacy default stream; -1: no synchronisation) waits for
+  // the work that fills this array.
+  if (ready_.known && !(py::isinstance<py::int_>(stream) && stream.cast<std::intptr_t>() == -1)) {
+    const CallerStream consumer =
+        stream.is_none() ? CallerStream{true, nullptr} : caller_stream(stream);
+    stream_waits_for(consumer.handle, ready_.handle);
+  }
+  auto* exported = new ExportedTensor;
+  exported->memory = std::shared_ptr<void>(buffer_, buffer_->data);
+  exported->shape[0] = rows_;
+  exported->shape[1] = cols_;
+  DLTensor& tensor = exported->managed.dl_tensor;
+  tensor.data = buffer_->data;
+  tensor.device = {kDLCUDA, device_};
+  tensor.ndim = 2;
+  tensor.dtype = {kDLFloat, 32, 1};
+  tensor.shape = exported->shape;
+  tensor.strides = nullptr;  // compact, row-major
+  tensor.byte_offset = 0;
+  exported->managed.manager_ctx = exported;
+  exported->managed.deleter = delete_exported;
+  PyObject* capsule = PyCapsule_New(&exported->managed, "dltensor", capsule_destructor);
+  if (capsule == nullptr) {
+    delete exported;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+#else
+  (void)stream;
+  throw py::type_error("this module was built without dlpack.h: use __cuda_array_interface__");
+#endif
+}
+
+py::array_t<float> DeviceArray::to_numpy() const {
+  py::array_t<float> host({rows_, cols_});
+  if (ready_.known) synchronize_stream(ready_.handle);
+  copy_rows(host.mutable_data(), cols_, gs::Device::cpu, data(), cols_, gs::Device::gpu, rows_,
+            cols_, nullptr);
+  return host;
+}
+
+std::string dlpack_version() {
+#if GS_HAVE_DLPACK
+#ifdef DLPACK_MAJOR_VERSION
+  return std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION);
+#else
+  return "0." + std::to_string(DLPACK_VERSION / 10);
+#endif
+#else
+  return "";
+#endif
+}
+
+}  // namespace lesson10

@@ -1,0 +1,799 @@
+// Lesson 10 - back to Python: the course's steppers as a Python module, `grayscott`.
+//
+// The school's learners start in a notebook with NumPy, CuPy or JAX. This module hands them the
+// C++ and CUDA steppers of the course, by name (the registry gray_scott and gs_benchmark choose
+// from), in two shapes:
+//   Simulation  owns its state, like gray_scott: load once, advance many steps per call, look at
+//               u and v (NumPy copies) when wanted; the state crosses PCIe only then;
+//   Stepper     works on the caller's arrays: advance(u, v, steps) advances NumPy arrays, or
+//               CuPy / PyTorch CUDA arrays where they lie (DLPack or __cuda_array_interface__,
+//               on the caller's stream); advanced(u, v, steps) returns new arrays instead (for
+//               JAX, whose arrays are immutable).
+// What the learner writes (binding.hpp): the check of an array and the FieldView of its memory,
+// and the advance with the GIL released, in batches that let Ctrl-C through. Errors: a bad
+// parameter or array is a ValueError with the programs' message (TypeError for what is not an
+// array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arrays.hpp"
+#include "gs/gpu.hpp"
+#include "gs/params.hpp"
+#include "gs/program.hpp"
+#include "gs/state.hpp"
+#include "gs/stepper.hpp"
+#include "gs/timing.hpp"
+#include "registry.hpp"
+
+namespace lesson10 {
+
+// ---------------------------------------------------------------------------------------------
+// 1. What binding.hpp works with
+// ---------------------------------------------------------------------------------------------
+
+// Where a state is computed: its grid, and where the chosen implementation runs.
+struct Target {
+  int rows = 0;
+  int cols = 0;
+  gs::Device device = gs::Device::cpu;
+  int device_id = 0;           // the GPU the stepper was made on
+  std::string implementation;  // its name, for messages
+};
+
+// What advance_released() advances: the simulation's own state, or the caller's arrays.
+class Work {
+ public:
+  virtual ~Work() = default;
+  // Queues `steps` steps (a GPU stepper returns before they are done).
+  virtual void advance(int steps) = 0;
+  // Returns when every step queued so far is done.
+  virtual void wait() = 0;
+};
+
+// How many steps advance_released() runs between two looks at Python: a power of two sized from
+// the measured speed to take about 0.1 s, so that Ctrl-C stops a long call within a fraction of
+// a second. A call of up to one batch (64 steps until measured otherwise) is one stepper call,
+// with no wait: frames of a few dozen steps keep a GPU's launches queued back to back.
+class Batching {
+ public:
+  bool one_call(std::int64_t steps) const { return steps <= batch_; }
+  int next(std::int64_t left) const {
+    return static_cast<int>(std::min<std::int64_t>(left, batch_));
+  }
+  void took(int steps, double seconds) {
+    constexpr double kTarget = 0.1;
+    const double wanted = seconds > 0.0 ? steps * kTarget / seconds : 8.0 * steps;
+    int batch = 1;  // at most 8 times the last batch: a first batch that ran cold
+    while (batch * 2 <= wanted && batch < 8 * steps && batch < (1 << 29)) batch *= 2;
+    batch_ = batch;
+  }
+
+ private:
+  int batch_ = 64;
+};
+
+// Whether the cells of u and v, as the grid uses them, share any byte.
+bool overlaps(const ArrayInfo& u, const ArrayInfo& v, const Target& target) {
+  const auto span = [&target](const ArrayInfo& a) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(a.data);
+    const std::int64_t pitch = target.rows > 1 ? a.strides[0] : target.cols;
+    const auto cells = static_cast<std::uintptr_t>((target.rows - 1) * pitch + target.cols);
+    return std::pair<std::uintptr_t, std::uintptr_t>{begin, begin + cells * sizeof(float)};
+  };
+  const auto [u_begin, u_end] = span(u);
+  const auto [v_begin, v_end] = span(v);
+  return u.device == v.device && u_begin < v_end && v_begin < u_end;
+}
+
+// The learner's file: array_problem(), field_view(), advance_released(). Angle brackets: the
+// build picks lessons/10_python/binding.hpp (the stubs) or the solution's.
+#include <binding.hpp>
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// 2. Parameters and implementations
+// ---------------------------------------------------------------------------------------------
+
+// The programs' refusal (gs::find_problems), with the keyword this module takes named first:
+// "feed (-f/--feedrate) must be a finite number greater than 0 (got -1)".
+std::string with_keywords(std::string message) {
+  static const std::pair<const char*, const char*> kKeywords[] = {
+      {"-r/--nbrow", "rows"},    {"-c/--nbcol", "cols"}, {"-k/--killrate", "kill"},
+      {"-f/--feedrate", "feed"}, {"-t/--deltat", "dt"},  {"-u/--diffusion-u", "du"},
+      {"-v/--diffusion-v", "dv"}};
+  for (const auto& [flag, keyword] : kKeywords) {
+    const std::string named = std::string(keyword) + " (" + flag + ")";
+    for (std::size_t at = message.find(flag); at != std::string::npos;
+         at = message.find(flag, at + named.size())) {
+      message.replace(at, std::string(flag).size(), named);
+    }
+  }
+  return message;
+}
+
+// A number as `std::ostream << value` writes it by default (printf's %g: six significant digits).
+std::string as_printed(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// The programs' checks of a grid and its rates (gs::find_problems, common/src/params.cpp): the
+// same checks, in the same order, with the same messages, which the suite compares with
+// gray_scott's. Written again here without std::ostringstream: on the course's GPU machine,
+// formatting these messages through common/'s ostringstream crashed the interpreter once CUDA
+// had started in it (tests/test_lesson10.py, TestParameters), which the programs never do.
+std::vector<std::string> problems_of(int rows, int cols, const gs::Rates& rates) {
+  std::vector<std::string> problems;
+  for (const auto& [flag, count] : {std::pair{"-r/--nbrow", rows}, {"-c/--nbcol", cols}}) {
+    if (count < 1) {
+      problems.push_back(std::string(flag) + " must be at least 1 (got " + std::to_string(count) +
+                         ")");
+    }
+  }
+  const std::pair<const char*, float> positive[] = {{"-k/--killrate", rates.kill},
+                                                    {"-f/--feedrate", rates.feed},
+                                                    {"-t/--deltat", rates.dt},
+                                                    {"-u/--diffusion-u", rates.diffusion_u},
+                                                    {"-v/--diffusion-v", rates.diffusion_v}};
+  for (const auto& [flag, value] : positive) {
+    if (!std::isfinite(value) || value <= 0.0f) {
+      problems.push_back(std::string(flag) + " must be a finite number greater than 0 (got " +
+                         as_printed(value) + ")");
+    }
+  }
+  if (rates.dt > 0.0f && rates.diffusion_u > 0.0f && rates.diffusion_v > 0.0f) {
+    const float fastest = std::max(rates.diffusion_u, rates.diffusion_v);
+    const double product = double{rates.dt} * double{fastest};
+    if (product > gs::kStabilityLimit * (1.0 + 1e-6)) {
+      problems.push_back(
+          "-t/--deltat is unstable: dt * max(Du, Dv) must be at most 1/6 for explicit Euler with "
+          "this stencil (got " +
+          as_printed(rates.dt) + " * " + as_printed(fastest) + " = " + as_printed(product) +
+          "); lower -t, -u or -v");
+    }
+  }
+  const std::int64_t cells = std::int64_t{rows} * cols;
+  if (rows >= 1 && cols >= 1 && cells > gs::kMaxCells) {
+    problems.push_back("-r/--nbrow x -c/--nbcol must be at most " + std::to_string(gs::kMaxCells) +
+                       " cells (got " + std::to_string(cells) + ")");
+  }
+  return problems;
+}
+
+// Refuses a grid or rates the programs refuse, with their messages (ValueError).
+void validate(int rows, int cols, const gs::Rates& rates) {
+  const std::vector<std::string> problems = problems_of(rows, cols, rates);
+  if (problems.empty()) return;
+  std::string message = "invalid parameters:";
+  for (const std::string& problem : problems) message += "\n  " + with_keywords(problem);
+  throw gs::InvalidParameter(message);
+}
+
+const std::vector<gs::Implementation>& registry() {
+  static const std::vector<gs::Implementation> implementations = gs::all_implementations();
+  return implementations;
+}
+
+// The implementation called `name`, or the first one this machine can run (gray_scott's
+// default); the programs' refusals otherwise.
+const gs::Implementation& choose(const std::string& name) {
+  if (name.empty()) {
+    for (const gs::Implementation& impl : registry()) {
+      if (gs::usable(impl)) return impl;
+    }
+  }
+  const gs::Implementation* chosen = gs::find_implementation(registry(), name);
+  if (chosen == nullptr) {
+    std::string known;
+    for (const gs::Implementation& impl : registry())
+      known += (known.empty() ? "" : ", ") + impl.name;
+    throw py::value_error("no implementation named '" + name +
+                          "' (see grayscott.list_implementations(): " + known + ")");
+  }
+  if (!gs::usable(*chosen)) {
+    throw std::runtime_error("'" + chosen->name + "' needs a GPU: " + gs::gpu_status().reason);
+  }
+  return *chosen;
+}
+
+std::int64_t field_bytes(const Target& target) {
+  return std::int64_t{target.rows} * target.cols * static_cast<std::int64_t>(sizeof(float));
+}
+
+void require_steps(std::int64_t steps) {
+  if (steps < 0) throw ArrayError("steps must be at least 0 (got " + std::to_string(steps) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The work advance_released() drives
+// ---------------------------------------------------------------------------------------------
+
+// The stepper's own state.
+class OwnState final : public Work {
+ public:
+  explicit OwnState(gs::Stepper& stepper) : stepper_(stepper) {}
+  void advance(int steps) override { stepper_.advance(steps); }
+  void wait() override { stepper_.synchronize(); }
+
+ private:
+  gs::Stepper& stepper_;
+};
+
+// The caller's device fields, advanced where they lie (Stepper::advance_fields).
+class InPlace final : public Work {
+ public:
+  InPlace(gs::Stepper& stepper, const gs::FieldView& fields) : stepper_(stepper), fields_(fields) {}
+  void advance(int steps) override {
+    const gs::FieldsAdvance result = stepper_.advance_fields(fields_, steps);
+    if (!result.advanced) throw std::logic_error("the stepper stopped taking the caller's fields");
+    transfers().device_to_device += result.bytes_copied;
+  }
+  void wait() override { stepper_.synchronize(); }
+
+ private:
+  gs::Stepper& stepper_;
+  gs::FieldView fields_;
+};
+
+// The caller's fields copied into the stepper's own (Stepper::fields()), advanced there, and
+// copied back by finish(): for a stepper that works only on its own buffers, or a layout its
+// kernels cannot take, and for host arrays (on a GPU stepper: across PCIe, counted). Both copies
+// run on the stepper's stream: the first after the work queued on the caller's stream, and the
+// caller's stream waits for the last. A stepper that offers no view of its fields (one CPU
+// stepper of lesson 01) gets host arrays through load() and fetch() instead.
+class CopiedThrough final : public Work {
+ public:
+  CopiedThrough(gs::Stepper& stepper, const gs::FieldView& caller, const gs::Rates& rates)
+      : stepper_(stepper), caller_(caller) {
+    const gs::FieldView own = stepper_.fields();
+    if (!own.available()) {
+      if (caller_.device == gs::Device::gpu) {
+        throw ArrayError("this implementation offers no view of its fields: pass host arrays");
+      }
+      gs::State state(caller_.rows, caller_.cols);
+      copy(state.u.data(), state.v.data(), state.cols, gs::Device::cpu, caller_, nullptr);
+      stepper_.load(state, rates);
+      return;
+    }
+    if (own.device == gs::Device::gpu && caller_.device == gs::Device::gpu) {
+      stream_waits_for(own.stream, caller_.stream);
+    }
+    copy(own.u, own.v, own.pitch, own.device, caller_, own.stream);
+  }
+  void advance(int steps) override { stepper_.advance(steps); }
+  void wait() override { stepper_.synchronize(); }
+  // The state back into the caller's fields (also after an interruption: a finished batch).
+  void finish() {
+    const gs::FieldView own = stepper_.fields();
+    if (!own.available()) {
+      gs::State state;
+      stepper_.fetch(state);
+      const gs::FieldView fetched{state.u.data(), state.v.data(),  state.cols, state.rows,
+                                  state.cols,     gs::Device::cpu, nullptr};
+      copy(caller_.u, caller_.v, caller_.pitch, caller_.device, fetched, nullptr);
+      return;
+    }
+    copy(caller_.u, caller_.v, caller_.pitch, caller_.device, own, own.stream);
+    if (own.device == gs::Device::gpu && caller_.device == gs::Device::gpu) {
+      stream_waits_for(caller_.stream, own.stream);
+    }
+  }
+
+ private:
+  // (u, v) of pitch `pitch` on `device` <- the fields `from`.
+  static void copy(float* u, float* v, std::ptrdiff_t pitch, gs::Device device,
+                   const gs::FieldView& from, void* stream) {
+    copy_rows(u, pitch, device, from.u, from.pitch, from.device, from.rows, from.cols, stream);
+    copy_rows(v, pitch, device, from.v, from.pitch, from.device, from.rows, from.cols, stream);
+  }
+
+  gs::Stepper& stepper_;
+  gs::FieldView caller_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// 4. The two classes Python sees
+// ---------------------------------------------------------------------------------------------
+
+// What Simulation and Stepper share: the chosen implementation's stepper, loaded once (it then
+// owns buffers of the grid's size), its rates, and one call at a time.
+class Engine {
+ public:
+  // The grid and rates checked (validate()) and the implementation chosen (choose()) before:
+  // a refusal is raised before any object exists.
+  Engine(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
+      : rates_(rates) {
+    const bool gpu = chosen.device == gs::Device::gpu;
+    target_ = {rows, cols, chosen.device, gpu ? current_device() : 0, chosen.name};
+    stepper_ = chosen.create();
+    load_host(gs::initial_state(rows, cols));
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  virtual ~Engine() = default;
+
+  const Target& target() const { return target_; }
+  int rows() const { return target_.rows; }
+  int cols() const { return target_.cols; }
+  std::string implementation() const { return target_.implementation; }
+  std::string device() const { return target_.device == gs::Device::gpu ? "gpu" : "cpu"; }
+  py::dict rates() const {
+    py::dict r;
+    r["feed"] = rates_.feed;
+    r["kill"] = rates_.kill;
+    r["dt"] = rates_.dt;
+    r["du"] = rates_.diffusion_u;
+    r["dv"] = rates_.diffusion_v;
+    return r;
+  }
+  void synchronize() {
+    Busy busy(*this);
+    py::gil_scoped_release released;
+    stepper_->synchronize();
+  }
+
+ protected:
+  // One call at a time: a second Python thread gets an error instead of a race (checked and set
+  // while holding the GIL, so that two threads cannot both pass).
+  class Busy {
+   public:
+    explicit Busy(Engine& engine) : engine_(engine) {
+      if (engine_.busy_.exchange(true)) {
+        throw std::runtime_error("this object is in use by another thread: one call at a time");
+      }
+      if (engine_.target_.device == gs::Device::gpu) use_device(engine_.target_.device_id);
+    }
+    ~Busy() { engine_.busy_ = false; }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    Engine& engine_;
+  };
+
+  // The stepper loads a host state (a GPU stepper uploads it: counted).
+  void load_host(const gs::State& state) {
+    stepper_->load(state, rates_);
+    if (target_.device == gs::Device::gpu) transfers().host_to_device += 2 * field_bytes(target_);
+  }
+
+  // Advances the caller's fields `view` by `steps`: in place where the stepper can, else copied
+  // through its own fields. With the caller's stream unknown, waits until the work is done.
+  void advance_fields(gs::FieldView view, std::int64_t steps, const CallerStream& stream,
+                      std::int64_t& done) {
+    view.stream = stream.known ? stream.handle : nullptr;
+    if (view.device == gs::Device::gpu && stepper_->advance_fields(view, 0).advanced) {
+      InPlace work(*stepper_, view);
+      advance_released(work, steps, batching_, done);
+      if (!stream.known) work.wait();
+      return;
+    }
+    CopiedThrough work(*stepper_, view, rates_);
+    try {
+      advance_released(work, steps, batching_, done);
+    } catch (...) {
+      work.finish();
+      throw;
+    }
+    work.finish();
+    if (!stream.known) work.wait();
+  }
+
+  // The current state, copied into two new NumPy arrays (one when only_v / only_u).
+  py::array_t<float> copy_out(bool v_field) {
+    py::array_t<float> out({target_.rows, target_.cols});
+    const gs::FieldView view = stepper_->fields();
+    if (view.available()) {
+      float* from = v_field ? view.v : view.u;
+      copy_rows(out.mutable_data(), target_.cols, gs::Device::cpu, from, view.pitch, view.device,
+                target_.rows, target_.cols, view.stream);
+    } else {
+      gs::State state;
+      stepper_->fetch(state);
+      const std::vector<float>& field = v_field ? state.v : state.u;
+      std::copy(field.begin(), field.end(), out.mutable_data());
+    }
+    return out;
+  }
+
+  Target target_;
+  gs::Rates rates_;
+  std::unique_ptr<gs::Stepper> stepper_;
+  Batching batching_;
+  std::atomic<bool> busy_{false};
+};
+
+class Simulation final : public Engine {
+ public:
+  Simulation(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
+      : Engine(rows, cols, chosen, rates) {}
+
+  void load(const py::object& u, const py::object& v, bool copy) {
+    Busy busy(*this);
+    if (u.is_none() != v.is_none()) {
+      throw ArrayError("load() takes both u and v, or neither (the course's initial condition)");
+    }
+    if (u.is_none()) {
+      load_host(gs::initial_state(target_.rows, target_.cols));
+      steps_ = 0;
+      return;
+    }
+    py::object u_array = u;
+    py::object v_array = v;
+    if (copy) {  // the caller allows a conversion: any array-like NumPy can make float32 of
+      const py::module_ numpy = py::module_::import("numpy");
+      u_array = numpy.attr("ascontiguousarray")(u, py::arg("dtype") = "float32");
+      v_array = numpy.attr("ascontiguousarray")(v, py::arg("dtype") = "float32");
+    }
+    const CallerStream unknown;
+    const HeldArray held_u = hold_array(u_array, "u", unknown);
+    const HeldArray held_v = hold_array(v_array, "v", unknown);
+    const gs::FieldView view = field_view(held_u.info, held_v.info, target_, false);
+    if (view.device == gs::Device::cpu) {
+      gs::State state(target_.rows, target_.cols);
+      copy_rows(state.u.data(), target_.cols, gs::Device::cpu, view.u, view.pitch, gs::Device::cpu,
+                target_.rows, target_.cols, nullptr);
+      copy_rows(state.v.data(), target_.cols, gs::Device::cpu, view.v, view.pitch, gs::Device::cpu,
+                target_.rows, target_.cols, nullptr);
+      load_host(state);
+    } else {  // device arrays into the stepper's device fields: no byte crosses PCIe
+      const gs::FieldView own = stepper_->fields();
+      if (!own.available()) throw ArrayError("this implementation offers no view of its fields");
+      stream_waits_for(own.stream, nullptr);  // after what the caller queued (legacy stream)
+      copy_rows(own.u, own.pitch, own.device, view.u, view.pitch, view.device, target_.rows,
+                target_.cols, own.stream);
+      copy_rows(own.v, own.pitch, own.device, view.v, view.pitch, view.device, target_.rows,
+                target_.cols, own.stream);
+      stepper_->synchronize();  // the caller may change its arrays once load() returns
+    }
+    steps_ = 0;
+  }
+
+  void advance(std::int64_t steps) {
+    require_steps(steps);
+    Busy busy(*this);
+    OwnState work(*stepper_);
+    advance_released(work, steps, batching_, steps_);
+  }
+
+  py::array_t<float> field(bool v_field) {
+    Busy busy(*this);
+    return copy_out(v_field);
+  }
+  py::tuple fetch() {
+    Busy busy(*this);
+    return py::make_tuple(copy_out(false), copy_out(true));
+  }
+  std::int64_t steps() const { return steps_; }
+
+ private:
+  std::int64_t steps_ = 0;  // steps advanced since the last load()
+};
+
+class CallerStepper final : public Engine {
+ public:
+  CallerStepper(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
+      : Engine(rows, cols, chosen, rates) {}
+
+  // The caller's u and v, advanced in place; returns them.
+  py::tuple advance(const py::object& u, const py::object& v, std::int64_t steps,
+                    const py::object& stream) {
+    require_steps(steps);
+    Busy busy(*this);
+    const CallerStream given = caller_stream(stream);
+    const HeldArray held_u = hold_array(u, "u", given);
+    const HeldArray held_v = hold_array(v, "v", given);
+    const gs::FieldView view = field_view(held_u.info, held_v.info, target_, true);
+    const CallerStream effective = order_after_producers(given, held_u, held_v);
+    std::int64_t done = 0;
+    advance_fields(view, steps, effective, done);
+    return py::make_tuple(u, v);
+  }
+
+  // New arrays holding u and v advanced by `steps`; the caller's are only read. NumPy arrays
+  // give NumPy arrays; device arrays give grayscott.DeviceArray (DLPack, CUDA array interface).
+  py::tuple advanced(const py::object& u, const py::object& v, std::int64_t steps,
+                     const py::object& stream) {
+    require_steps(steps);
+    Busy busy(*this);
+    const CallerStream given = caller_stream(stream);
+    const HeldArray held_u = hold_array(u, "u", given);
+    const HeldArray held_v = hold_array(v, "v", given);
+    const gs::FieldView in = field_view(held_u.info, held_v.info, target_, false);
+    const CallerStream effective = order_after_producers(given, held_u, held_v);
+    const int rows = target_.rows;
+    const int cols = target_.cols;
+    std::int64_t done = 0;
+    if (in.device == gs::Device::cpu) {
+      py::array_t<float> out_u({rows, cols});
+      py::array_t<float> out_v({rows, cols});
+      gs::FieldView out = in;
+      out.u = out_u.mutable_data();
+      out.v = out_v.mutable_data();
+      out.pitch = cols;
+      copy_rows(out.u, cols, gs::Device::cpu, in.u, in.pitch, gs::Device::cpu, rows, cols, nullptr);
+      copy_rows(out.v, cols, gs::Device::cpu, in.v, in.pitch, gs::Device::cpu, rows, cols, nullptr);
+      advance_fields(out, steps, effective, done);
+      return py::make_tuple(out_u, out_v);
+    }
+    DeviceArray out_u(rows, cols);
+    DeviceArray out_v(rows, cols);
+    void* stream_handle = effective.known ? effective.handle : nullptr;
+    copy_rows(out_u.data(), cols, gs::Device::gpu, in.u, in.pitch, gs::Device::gpu, rows, cols,
+              stream_handle);
+    copy_rows(out_v.data(), cols, gs::Device::gpu, in.v, in.pitch, gs::Device::gpu, rows, cols,
+              stream_handle);
+    gs::FieldView out = in;
+    out.u = out_u.data();
+    out.v = out_v.data();
+    out.pitch = cols;
+    advance_fields(out, steps, effective, done);
+    out_u.set_ready(effective);
+    out_v.set_ready(effective);
+    return py::make_tuple(py::cast(std::move(out_u)), py::cast(std::move(out_v)));
+  }
+
+ private:
+  // The stream to order the work on: the one given, else the one an array's producer named
+  // (CUDA array interface); a stream named by the other array is waited for too.
+  static CallerStream order_after_producers(const CallerStream& given, const HeldArray& u,
+                                            const HeldArray& v) {
+    CallerStream effective = given;
+    for (const HeldArray* held : {&u, &v}) {
+      if (!held->named_stream.known) continue;
+      if (!effective.known) {
+        effective = held->named_stream;
+      } else {
+        stream_waits_for(effective.handle, held->named_stream.handle);
+      }
+    }
+    return effective;
+  }
+};
+
+py::list list_implementations() {
+  py::list list;
+  for (const gs::Implementation& impl : registry()) {
+    py::dict entry;
+    entry["name"] = impl.name;
+    entry["lesson"] = impl.lesson;
+    entry["summary"] = impl.summary;
+    entry["device"] = impl.device == gs::Device::gpu ? "gpu" : "cpu";
+    entry["generic"] = impl.generic;
+    entry["usable"] = gs::usable(impl);
+    list.append(entry);
+  }
+  return list;
+}
+
+// `implementation=`: None (the default choice) or a name.
+std::string name_of(const py::object& implementation) {
+  if (implementation.is_none()) return "";
+  if (!py::isinstance<py::str>(implementation)) {
+    throw py::type_error(
+        "implementation must be a name (see grayscott.list_implementations()) "
+        "or None");
+  }
+  return implementation.cast<std::string>();
+}
+
+// What Simulation(...) and Stepper(...) do: check the grid and the rates, choose the
+// implementation, then make the object (which loads the initial condition).
+template <typename Made>
+std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation, float feed,
+                           float kill, float dt, float du, float dv) {
+  gs::Rates rates;
+  rates.feed = feed;
+  rates.kill = kill;
+  rates.dt = dt;
+  rates.diffusion_u = du;
+  rates.diffusion_v = dv;
+  validate(rows, cols, rates);
+  const gs::Implementation& chosen = choose(name_of(implementation));
+  return std::make_unique<Made>(rows, cols, chosen, rates);
+}
+
+py::tuple as_numpy(const gs::State& state) {
+  py::array_t<float> u({state.rows, state.cols});
+  py::array_t<float> v({state.rows, state.cols});
+  std::copy(state.u.begin(), state.u.end(), u.mutable_data());
+  std::copy(state.v.begin(), state.v.end(), v.mutable_data());
+  return py::make_tuple(u, v);
+}
+
+}  // namespace
+}  // namespace lesson10
+
+PYBIND11_MODULE(GS_MODULE_NAME, module) {
+  namespace py = pybind11;
+  using namespace lesson10;
+  module.doc() =
+      "The Gray-Scott School's C++ and CUDA steppers, from Python (lesson 10).\n\n"
+      "Simulation owns its state (load, advance, u, v); Stepper advances the caller's arrays:\n"
+      "NumPy arrays, or CUDA arrays in place (CuPy, PyTorch: DLPack or __cuda_array_interface__).\n"
+      "Errors: ValueError for a bad parameter or array (TypeError when it is no array at all),\n"
+      "RuntimeError for a GPU implementation without a GPU or a CUDA error.";
+  const gs::Rates defaults;
+  const gs::Params run;
+
+  py::class_<Simulation>(module, "Simulation",
+                         "A simulation that owns its state: load() once, advance() many steps "
+                         "per call, read u and v (NumPy copies) when wanted.")
+      .def(py::init(&make<Simulation>), py::arg("rows") = run.rows, py::arg("cols") = run.cols,
+           py::arg("implementation") = py::none(), py::kw_only(), py::arg("feed") = defaults.feed,
+           py::arg("kill") = defaults.kill, py::arg("dt") = defaults.dt,
+           py::arg("du") = defaults.diffusion_u, py::arg("dv") = defaults.diffusion_v,
+           "Makes the stepper of `implementation` (default: the fastest this machine runs, as "
+           "gray_scott chooses) and loads the course's initial condition.")
+      .def("load", &Simulation::load, py::arg("u") = py::none(), py::arg("v") = py::none(),
+           py::kw_only(), py::arg("copy") = false,
+           "Loads u and v (float32 (rows, cols) arrays: NumPy, or device arrays for a GPU "
+           "implementation), or the initial condition without arguments. copy=True converts "
+           "any array-like first.")
+      .def("advance", &Simulation::advance, py::arg("steps"),
+           "Advances the state by `steps` steps (the GIL released; Ctrl-C stops it between "
+           "batches). On a GPU it may return before the steps are done.")
+      .def_property_readonly(
+          "u", [](Simulation& s) { return s.field(false); }, "u as a new NumPy array")
+      .def_property_readonly(
+          "v", [](Simulation& s) { return s.field(true); }, "v as a new NumPy array")
+      .def("fetch", &Simulation::fetch, "(u, v) as new NumPy arrays")
+      .def("synchronize", &Simulation::synchronize, "Waits until every queued step is done.")
+      .def_property_readonly("steps", &Simulation::steps, "steps advanced since the last load()")
+      .def_property_readonly("rows", &Simulation::rows)
+      .def_property_readonly("cols", &Simulation::cols)
+      .def_property_readonly("implementation", &Simulation::implementation)
+      .def_property_readonly("device", &Simulation::device, "'cpu' or 'gpu'")
+      .def_property_readonly("rates", &Simulation::rates)
+      .def("__repr__", [](const Simulation& s) {
+        return "grayscott.Simulation(" + std::to_string(s.rows()) + ", " +
+               std::to_string(s.cols()) + ", implementation='" + s.implementation() + "')";
+      });
+
+  py::class_<CallerStepper>(module, "Stepper",
+                            "Advances the caller's arrays: NumPy arrays, or CUDA arrays in place "
+                            "(CuPy, PyTorch, Numba; DLPack or __cuda_array_interface__).")
+      .def(py::init(&make<CallerStepper>), py::arg("rows") = run.rows, py::arg("cols") = run.cols,
+           py::arg("implementation") = py::none(), py::kw_only(), py::arg("feed") = defaults.feed,
+           py::arg("kill") = defaults.kill, py::arg("dt") = defaults.dt,
+           py::arg("du") = defaults.diffusion_u, py::arg("dv") = defaults.diffusion_v)
+      .def("advance", &CallerStepper::advance, py::arg("u"), py::arg("v"), py::arg("steps"),
+           py::kw_only(), py::arg("stream") = py::none(),
+           "Advances u and v in place by `steps` steps and returns them. CUDA arrays are "
+           "worked on where they lie, ordered on `stream` (an int, a CuPy or PyTorch stream); "
+           "without one the call waits until the work is done.")
+      .def("advanced", &CallerStepper::advanced, py::arg("u"), py::arg("v"), py::arg("steps"),
+           py::kw_only(), py::arg("stream") = py::none(),
+           "New arrays holding u and v advanced by `steps` steps (u and v are only read: JAX "
+           "arrays welcome). NumPy in, NumPy out; device arrays in, grayscott.DeviceArray out.")
+      .def("synchronize", &CallerStepper::synchronize)
+      .def_property_readonly("rows", &CallerStepper::rows)
+      .def_property_readonly("cols", &CallerStepper::cols)
+      .def_property_readonly("implementation", &CallerStepper::implementation)
+      .def_property_readonly("device", &CallerStepper::device)
+      .def_property_readonly("rates", &CallerStepper::rates)
+      .def("__repr__", [](const CallerStepper& s) {
+        return "grayscott.Stepper(" + std::to_string(s.rows()) + ", " + std::to_string(s.cols()) +
+               ", implementation='" + s.implementation() + "')";
+      });
+
+  py::class_<DeviceArray>(module, "DeviceArray",
+                          "A float32 (rows, cols) array in device memory that the module made; "
+                          "hand it to CuPy, PyTorch or JAX with their from_dlpack (or "
+                          "cupy.asarray), or download it with numpy().")
+      .def_property_readonly(
+          "shape", [](const DeviceArray& a) { return py::make_tuple(a.rows(), a.cols()); })
+      .def_property_readonly("dtype", [](const DeviceArray&) { return py::dtype::of<float>(); })
+      .def_property_readonly("device", &DeviceArray::device, "the GPU's number")
+      .def_property_readonly("__cuda_array_interface__", &DeviceArray::cuda_array_interface)
+      .def(
+          "__dlpack__",
+          [](const DeviceArray& a, const py::object& stream, const py::object&, const py::object&,
+             const py::object&) { return a.dlpack(stream); },
+          py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+          py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+      .def("__dlpack_device__", &DeviceArray::dlpack_device)
+      .def("numpy", &DeviceArray::to_numpy, "a host copy (a NumPy array)")
+      .def("__repr__", [](const DeviceArray& a) {
+        return "grayscott.DeviceArray(shape=(" + std::to_string(a.rows()) + ", " +
+               std::to_string(a.cols()) +
+               "), dtype=float32, device=cuda:" + std::to_string(a.device()) + ")";
+      });
+
+  module.def(
+      "to_device",
+      [](const py::array_t<float, py::array::c_style | py::array::forcecast>& host) {
+        if (host.ndim() != 2 || host.shape(0) < 1 || host.shape(1) < 1 || host.shape(0) > INT_MAX ||
+            host.shape(1) > INT_MAX) {
+          throw ArrayError("to_device() takes a non-empty 2-dimensional array");
+        }
+        const int rows = static_cast<int>(host.shape(0));
+        const int cols = static_cast<int>(host.shape(1));
+        return DeviceArray::from_host(host.data(), cols, rows, cols);
+      },
+      py::arg("array"), "A DeviceArray copy of a host array (converted to float32 C order first).");
+  module.def("list_implementations", &list_implementations,
+             "Every implementation of the build, fastest first, as `gray_scott --list` shows "
+             "them: name, lesson, summary, device, generic, usable.");
+  module.def(
+      "defaults",
+      [run]() {
+        py::dict d;
+        d["rows"] = run.rows;
+        d["cols"] = run.cols;
+        d["frames"] = run.frames;
+        d["steps_per_frame"] = run.steps_per_frame;
+        d["feed"] = run.rates.feed;
+        d["kill"] = run.rates.kill;
+        d["dt"] = run.rates.dt;
+        d["du"] = run.rates.diffusion_u;
+        d["dv"] = run.rates.diffusion_v;
+        return d;
+      },
+      "The course's defaults (common/include/gs/params.hpp).");
+  module.def(
+      "initial_state",
+      [](int rows, int cols) {
+        validate(rows, cols, gs::Rates{});
+        return as_numpy(gs::initial_state(rows, cols));
+      },
+      py::arg("rows"), py::arg("cols"), "(u, v): the course's initial condition");
+  module.def(
+      "random_state",
+      [](int rows, int cols, std::uint64_t seed) {
+        validate(rows, cols, gs::Rates{});
+        return as_numpy(gs::random_state(rows, cols, seed));
+      },
+      py::arg("rows"), py::arg("cols"), py::arg("seed"),
+      "(u, v) drawn from [0, 1) by the tests' seeded generator (gs::random_state)");
+  module.def("gpu_status", []() {
+    const gs::GpuStatus& status = gs::gpu_status();
+    py::dict d;
+    d["available"] = status.available;
+    d["device_count"] = status.device_count;
+    d["name"] = status.name;
+    d["reason"] = status.reason;
+    return d;
+  });
+  module.def(
+      "transfer_counters",
+      []() {
+        const Transfers& t = transfers();
+        py::dict d;
+        d["host_to_device"] = t.host_to_device.load();
+        d["device_to_host"] = t.device_to_host.load();
+        d["device_to_device"] = t.device_to_device.load();
+        d["host_to_host"] = t.host_to_host.load();
+        d["copies"] = t.calls.load();
+        return d;
+      },
+      "Bytes the module copied, by direction, since loading or the last reset.");
+  module.def("reset_transfer_counters", []() {
+    Transfers& t = transfers();
+    t.host_to_device = 0;
+    t.device_to_host = 0;
+    t.device_to_device = 0;
+    t.host_to_host = 0;
+    t.calls = 0;
+  });
+  py::dict build;
+  build["variant"] = GS_MODULE_VARIANT;
+  build["cuda"] = GS_HAVE_CUDA != 0;
+  build["dlpack"] = dlpack_version();
+  module.attr("build") = build;
+}

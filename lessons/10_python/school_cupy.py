@@ -1,0 +1,67 @@
+"""The school's CuPy script with its hot loop swapped for the course's kernel.
+
+benchmarks/peers/cupy_slices.py is this repository's version of the school's CuPy day: the
+NumPy step, unchanged, on CuPy arrays; every operator of the step is a kernel of its own and a
+pass through memory. This script is the same program with one method changed: advance(), whose
+loop of Python steps becomes one call to the course's stepper on the same CuPy arrays, in place
+(no copy; on CuPy's current stream, so the timing's synchronize() waits for it). Everything else
+- the arrays, the loading, the frames, the timing - is the school's.
+
+    build/bin/lesson10_solution lessons/10_python/school_cupy.py --no-output
+    build/bin/lesson10_solution lessons/10_python/school_cupy.py --no-output --impl l04-generic
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "peers"))
+
+import harness  # noqa: E402 - the peers' folder is on the path now
+from cupy_slices import open_stepper as open_school_stepper  # noqa: E402
+from numpy_slices import SlicesStepper  # noqa: E402
+
+IMPLEMENTATION = "l06-temporal"
+
+
+class SwappedStepper(SlicesStepper):
+    """cupy_slices.py's stepper; only advance() is new."""
+
+    def load(self, u, v) -> None:
+        super().load(u, v)
+        r = self._rates
+        self._course = grayscott.Stepper(u.shape[0], u.shape[1], IMPLEMENTATION, feed=r.feed,
+                                         kill=r.kill, dt=r.dt, du=r.diffusion_u,
+                                         dv=r.diffusion_v)
+
+    def advance(self, steps: int) -> None:
+        # The school's hot loop was:
+        #     for _ in range(steps):
+        #         self._u, self._v = step(self._u, self._v, self._sum_u, self._sum_v,
+        #                                 self._count, self._rates)
+        # One call instead, on the same arrays, queued on CuPy's stream:
+        self._course.advance(self._u, self._v, steps, stream=cupy.cuda.get_current_stream())
+
+
+def open_stepper(rates: harness.Rates) -> SwappedStepper:
+    global cupy, grayscott
+    grayscott = harness.import_grayscott()
+    school = open_school_stepper(rates)  # CuPy and a GPU, or Unavailable saying why
+    import cupy
+
+    swapped = SwappedStepper(rates, cupy.asarray, cupy.asnumpy, school._synchronize, "gpu",
+                             school.device_name)
+    return swapped
+
+
+if __name__ == "__main__":
+    arguments = sys.argv[1:]
+    if "--impl" in arguments:
+        at = arguments.index("--impl")
+        IMPLEMENTATION = arguments[at + 1]
+        del arguments[at:at + 2]
+    sys.exit(harness.run_peer(f"school-cupy+{IMPLEMENTATION}",
+                              "The school's CuPy script, its hot loop swapped for one call to "
+                              "the course's stepper (--impl NAME, default l06-temporal).",
+                              open_stepper, argv=arguments, lesson="10_python"))
