@@ -8,6 +8,7 @@
 #   bash scripts/setup.sh --check      # say what is missing, install nothing (exit 1 if any)
 #   bash scripts/setup.sh --profilers  # also perf, valgrind and heaptrack (lesson 01)
 #   bash scripts/setup.sh --no-slides  # skip `npm ci` for the slides
+#   bash scripts/setup.sh --no-python  # skip NumPy, h5py, matplotlib (charts, Python peers)
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
 #
 # Each need is checked by what it provides (a command on PATH, a header on the include path,
@@ -18,14 +19,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profilers=0 slides=1 quiet=0 build_only=0 check=0
+python_tools=1
 for arg in "$@"; do
   case "$arg" in
     --profilers) profilers=1 ;;
     --no-slides) slides=0 ;;
     --build-only) build_only=1 slides=0 ;;
+    --no-python) python_tools=0 ;;
     --check) check=1 ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +57,9 @@ have_nvcc() {  # an nvcc that runs (a wrapper left behind by a removed toolkit c
   done
   return 1
 }
+# A module in the Python scripts/python.sh would run the tools with (the system's, or python3 on
+# PATH, or $PYTHON).
+have_python_module() { bash scripts/python.sh --print --needs "$1" > /dev/null 2>&1; }
 have_clang_format_14() {  # the version scripts/format.sh pins
   have_command clang-format-14 \
     || clang-format --version 2>/dev/null | grep -qE 'version 14\.'
@@ -84,6 +90,12 @@ if [ "$build_only" = 0 ]; then
   need hdf5-tools have_command h5dump           # to look into output files
   need doxygen have_command doxygen             # the `docs` target
   need clang-format-14 have_clang_format_14     # scripts/format.sh
+fi
+if [ "$build_only" = 0 ] && [ "$python_tools" = 1 ]; then
+  # tools/charts.py and make_figures.sh (matplotlib), the Python peers (NumPy, h5py).
+  need python3-numpy have_python_module numpy
+  need python3-h5py have_python_module h5py
+  need python3-matplotlib have_python_module matplotlib
 fi
 if [ "$profilers" = 1 ]; then
   need valgrind have_command valgrind
