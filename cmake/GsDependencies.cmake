@@ -21,7 +21,7 @@ endif()
 # (-DCMAKE_CUDA_ARCHITECTURES, a preset, or the CUDAARCHS environment variable, which always win):
 # the GPUs of this machine when nvidia-smi lists some that this nvcc compiles for, else 75, 80 and
 # 90 as machine code with 90's PTX beside it, which the driver compiles at the first launch for
-# a newer GPU. So a T4, every GeForce from the RTX 20xx on and the newest cards run the default
+# a newer GPU. So a T4, a GTX 16xx, every GeForce RTX and the newest cards run the default
 # build. Sets CMAKE_CUDA_ARCHITECTURES (not cached: a later configure chooses again) and
 # GS_CUDA_ARCHITECTURES_WHY, the summary's reason.
 set(GS_CUDA_ARCHITECTURES_PORTABLE 75-real 80-real 90)
@@ -30,7 +30,7 @@ macro(gs_choose_cuda_architectures)
     set(GS_CUDA_ARCHITECTURES_WHY "as configured (-DCMAKE_CUDA_ARCHITECTURES, a preset or CUDAARCHS)")
   else()
     set(CMAKE_CUDA_ARCHITECTURES ${GS_CUDA_ARCHITECTURES_PORTABLE})
-    set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: no GPU visible (a T4, an RTX 20xx and newer run it)")
+    set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: no GPU visible (Turing 7.5 and every newer GPU run it)")
     _gs_visible_gpus(_gs_gpu_names _gs_gpu_capabilities)
     if(_gs_gpu_names)
       _gs_nvcc_architectures(_gs_nvcc_architectures)
