@@ -151,7 +151,7 @@ if [ ${#failures[@]} -eq 0 ]; then
     gif_bytes=$(stat -c %s "$work/demo/demo.gif" 2> /dev/null || echo 0)
     gif_magic=$(head -c 6 "$work/demo/demo.gif" 2> /dev/null)
     shape=$(in_container h5dump -H -d matrix demo/demo.h5 2> /dev/null \
-              | sed -n 's/.*DATASPACE *SIMPLE *{ *( *\([0-9, ]*\) *).*/\1/p' | head -1)
+              | sed -n 's/.*DATASPACE *SIMPLE *{ *( *\([0-9][0-9, ]*[0-9]\) *).*/\1/p' | head -1)
     echo "demo/demo.h5: dataset matrix ($shape); demo/demo.gif: $gif_bytes bytes ($gif_magic);" \
          "demo/frames: $frames PNG files, $bad_frames without a PNG signature (copied to $work/demo)"
     if [ "$shape" = "100, 270, 480" ] && [ "$gif_magic" = GIF89a ] && [ "$gif_bytes" -gt 10000 ] \
@@ -210,7 +210,7 @@ if [ "$has_cuda" = 0 ]; then
     if reason=$(timeout 60 podman manifest inspect "$cuda_base" 2>&1 > /dev/null); then
       not_proved+=("the CUDA image: not built in this run ($cuda_base can be reached: GS_CONTAINER_BASE=$cuda_base bash scripts/container_check.sh)")
     else
-      not_proved+=("the CUDA image (BASE_IMAGE $cuda_base) was not built: $(echo "$reason" | tail -1 | cut -c1-160)")
+      not_proved+=("the CUDA image (BASE_IMAGE $cuda_base) was not built: its registry cannot be reached from here (podman manifest inspect: ...$(echo "$reason" | tail -1 | rev | cut -c1-90 | rev))")
     fi
   fi
 fi
