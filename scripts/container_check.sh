@@ -215,8 +215,8 @@ if [ "$has_cuda" = 0 ]; then
   fi
 fi
 not_proved+=("a GPU inside a container (docker run --gpus all, apptainer --nv): no GPU on this machine")
-command -v docker > /dev/null \
-  || not_proved+=("docker itself: not installed here; buildah read the same Dockerfile and .dockerignore")
+docker info > /dev/null 2>&1 \
+  || not_proved+=("docker build and run: no Docker engine here; buildah read the same Dockerfile and .dockerignore")
 echo "proved:"
 for line in ${proved[@]+"${proved[@]}"}; do echo "  - $line"; done
 echo "not proved here:"
