@@ -102,7 +102,13 @@ else
 fi
 
 step "build: buildah build -f docker/Dockerfile --build-arg BASE_IMAGE=$base (log: $logs/build.log)"
-commit=$(git describe --always --dirty 2> /dev/null || echo unknown)
+# The commit gs_benchmark names: the last that changed what the image holds (the build context,
+# less what .dockerignore keeps out), so that a commit of the recipes alone, or of this script,
+# does not change the build argument and rebuild the course.
+image_sources=(. ':(exclude)docker' ':(exclude).dockerignore' ':(exclude)scripts/container_check.sh')
+commit=$(git log -1 --format=%h -- "${image_sources[@]}" 2> /dev/null)
+[ -n "$(git status --porcelain -- "${image_sources[@]}" 2> /dev/null)" ] && commit+=-dirty
+commit=${commit:-unknown}
 build_start=$SECONDS
 if nice -n 10 buildah build --isolation chroot --layers -f docker/Dockerfile -t "$image" \
      --build-arg BASE_IMAGE="$base" --build-arg BUILD_JOBS="$jobs" \
