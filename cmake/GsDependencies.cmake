@@ -17,6 +17,104 @@ if(NOT GIF_FOUND)
   list(APPEND GS_SKIPPED "gs_render --gif and its tests: no giflib (install libgif-dev: bash scripts/setup.sh)")
 endif()
 
+# The GPU code the build compiles, where the configuration does not name it
+# (-DCMAKE_CUDA_ARCHITECTURES, a preset, or the CUDAARCHS environment variable, which always win):
+# the GPUs of this machine when nvidia-smi lists some that this nvcc compiles for, else 75, 80 and
+# 90 as machine code with 90's PTX beside it, which the driver compiles at the first launch for
+# a newer GPU. So a T4, a GTX 16xx, every GeForce RTX and the newest cards run the default
+# build. Sets CMAKE_CUDA_ARCHITECTURES (not cached: a later configure chooses again) and
+# GS_CUDA_ARCHITECTURES_WHY, the summary's reason.
+set(GS_CUDA_ARCHITECTURES_PORTABLE 75-real 80-real 90)
+macro(gs_choose_cuda_architectures)
+  if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
+    set(GS_CUDA_ARCHITECTURES_WHY "as configured (-DCMAKE_CUDA_ARCHITECTURES, a preset or CUDAARCHS)")
+  else()
+    set(CMAKE_CUDA_ARCHITECTURES ${GS_CUDA_ARCHITECTURES_PORTABLE})
+    set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: no GPU visible (Turing 7.5 and every newer GPU run it)")
+    _gs_visible_gpus(_gs_gpu_names _gs_gpu_capabilities)
+    if(_gs_gpu_names)
+      _gs_nvcc_architectures(_gs_nvcc_architectures)
+      set(_gs_native "")
+      set(_gs_unsupported "")
+      foreach(_gs_capability IN LISTS _gs_gpu_capabilities)
+        if(NOT _gs_nvcc_architectures OR _gs_capability IN_LIST _gs_nvcc_architectures)
+          list(APPEND _gs_native ${_gs_capability})
+        else()
+          list(APPEND _gs_unsupported ${_gs_capability})
+        endif()
+      endforeach()
+      if(NOT _gs_gpu_capabilities)
+        # A driver too old to report it is also too old for CUDA 12 (525 and newer).
+        set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: nvidia-smi lists ${_gs_gpu_names} but \
+not its compute capability (a driver older than CUDA 12 needs)")
+      elseif(_gs_unsupported)
+        # A card newer than this nvcc runs the PTX; an older one runs nothing it builds.
+        list(GET _gs_nvcc_architectures 0 _gs_oldest)
+        list(GET _gs_unsupported 0 _gs_capability)
+        string(REGEX REPLACE "([0-9])$" ".\\1" _gs_oldest_text "${_gs_oldest}")  # 75 -> 7.5
+        if(_gs_capability LESS _gs_oldest)
+          set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: ${_gs_gpu_names} is older than this \
+nvcc compiles for (compute capability ${_gs_oldest_text} and newer)")
+          message(WARNING "The GPU of this machine, ${_gs_gpu_names}, is older than this CUDA "
+                          "toolkit compiles for: the GPU lessons will not run on it (README.md, "
+                          "Troubleshooting, \"An older card\").")
+        else()
+          set(GS_CUDA_ARCHITECTURES_WHY "75, 80, 90 + PTX: ${_gs_gpu_names} is newer than this \
+nvcc compiles for; it runs the PTX")
+        endif()
+      elseif(_gs_native)
+        list(REMOVE_DUPLICATES _gs_native)
+        list(TRANSFORM _gs_native APPEND "-real" OUTPUT_VARIABLE CMAKE_CUDA_ARCHITECTURES)
+        set(GS_CUDA_ARCHITECTURES_WHY "native: the GPU of this machine, ${_gs_gpu_names}")
+      endif()
+    endif()
+  endif()
+endmacro()
+
+# The GPUs nvidia-smi lists: NAMES ("Tesla T4 (7.5)", one per distinct model) and CAPABILITIES
+# (75; none where the driver is too old to report them). Both empty without nvidia-smi or a GPU.
+function(_gs_visible_gpus names capabilities)
+  set(found_names "")
+  set(found_capabilities "")
+  execute_process(COMMAND nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_QUIET TIMEOUT 30
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT result STREQUAL "0")
+    execute_process(COMMAND nvidia-smi --query-gpu=name --format=csv,noheader
+                    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_QUIET TIMEOUT 30
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  endif()
+  if(result STREQUAL "0")
+    string(REPLACE "\n" ";" lines "${output}")
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^(.+), ([0-9]+)\\.([0-9]+)$")
+        list(APPEND found_names "${CMAKE_MATCH_1} (${CMAKE_MATCH_2}.${CMAKE_MATCH_3})")
+        list(APPEND found_capabilities "${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
+      elseif(line MATCHES "[A-Za-z]")
+        list(APPEND found_names "${line}")
+      endif()
+    endforeach()
+  endif()
+  list(REMOVE_DUPLICATES found_names)
+  string(REPLACE ";" " and " found_names "${found_names}")
+  set(${names} "${found_names}" PARENT_SCOPE)
+  set(${capabilities} "${found_capabilities}" PARENT_SCOPE)
+endfunction()
+
+# The compute capabilities this nvcc compiles for (75 80 86 ...), oldest first; empty if it does
+# not say (--list-gpu-arch is CUDA 11 and newer).
+function(_gs_nvcc_architectures architectures)
+  execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-arch
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_QUIET TIMEOUT 30)
+  set(found "")
+  if(result STREQUAL "0")
+    string(REGEX MATCHALL "compute_[0-9]+" found "${output}")
+    list(TRANSFORM found REPLACE "compute_" "")
+    list(SORT found COMPARE NATURAL)
+  endif()
+  set(${architectures} "${found}" PARENT_SCOPE)
+endfunction()
+
 # CUDA is optional: without it every CPU part builds and the GPU lessons are listed as skipped.
 set(GS_HAVE_CUDA OFF)
 if(NOT GS_CUDA STREQUAL "OFF")
@@ -25,10 +123,7 @@ if(NOT GS_CUDA STREQUAL "OFF")
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      # A100 and H100 by default; learners with a GPU can pass -DCMAKE_CUDA_ARCHITECTURES=native.
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
-    endif()
+    gs_choose_cuda_architectures()
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
@@ -77,6 +172,7 @@ function(gs_print_summary)
   message(STATUS "  C++ compiler    ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
   if(GS_HAVE_CUDA)
     message(STATUS "  CUDA compiler   ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
+    message(STATUS "  GPU code for    ${GS_CUDA_ARCHITECTURES_WHY}")
     if(GS_PTXAS_VERBOSE)
       message(STATUS "  ptxas -v        on: registers, shared memory and spills of every kernel in the build output")
     else()

@@ -9,7 +9,8 @@
 #   bash scripts/setup.sh --profilers  # also perf, valgrind and heaptrack (lesson 01)
 #   bash scripts/setup.sh --no-slides  # skip `npm ci` for the slides
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
-#   bash scripts/setup.sh --no-python  # skip lesson 10's Python module (pybind11, NumPy, pytest)
+#   bash scripts/setup.sh --no-python  # skip Python: lesson 10's module (pybind11, pytest) and the
+#                                      # tools' NumPy, h5py, matplotlib (charts, Python peers)
 #
 # Each need is checked by what it provides (a command on PATH, a header on the include path,
 # CMake's version), not by a package name: tools installed another way (a CUDA toolkit in
@@ -56,6 +57,9 @@ have_nvcc() {  # an nvcc that runs (a wrapper left behind by a removed toolkit c
   done
   return 1
 }
+# A module in the Python scripts/python.sh would run the tools with (the system's, or python3 on
+# PATH, or $PYTHON).
+have_python_module() { bash scripts/python.sh --print --needs "$1" > /dev/null 2>&1; }
 have_clang_format_14() {  # the version scripts/format.sh pins
   have_command clang-format-14 \
     || clang-format --version 2>/dev/null | grep -qE 'version 14\.'
@@ -106,6 +110,12 @@ if [ "$build_only" = 0 ]; then
   need hdf5-tools have_command h5dump           # to look into output files
   need doxygen have_command doxygen             # the `docs` target
   need clang-format-14 have_clang_format_14     # scripts/format.sh
+fi
+if [ "$build_only" = 0 ] && [ "$python" = 1 ]; then
+  # tools/charts.py and make_figures.sh (matplotlib), the Python peers (NumPy, h5py).
+  need python3-numpy have_python_module numpy
+  need python3-h5py have_python_module h5py
+  need python3-matplotlib have_python_module matplotlib
 fi
 if [ "$profilers" = 1 ]; then
   need valgrind have_command valgrind

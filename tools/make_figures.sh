@@ -12,14 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian's and Ubuntu's python3-matplotlib lives in the system Python: prefer it over a venv's.
-if [ -z "${PYTHON:-}" ]; then
-  if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
-fi
-if ! "$PYTHON" -c 'import matplotlib' 2> /dev/null; then
-  echo "make_figures.sh: $PYTHON has no matplotlib (Debian/Ubuntu: sudo apt-get install python3-matplotlib)" >&2
-  exit 2
-fi
+# The Python that draws them: $PYTHON, else the system's (Debian's and Ubuntu's
+# python3-matplotlib, so the committed charts come out byte for byte), else python3 on PATH if it
+# has matplotlib; scripts/python.sh chooses, or says what to install (exit 2).
+PYTHON=$(bash scripts/python.sh --print tools/charts.py) || exit 2
 charts() { "$PYTHON" tools/charts.py "$@"; }
 
 data=docs/data

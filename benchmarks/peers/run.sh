@@ -6,22 +6,23 @@
 #
 #   bash benchmarks/peers/run.sh                          # official size, benchmarks/results/peers.csv
 #   bash benchmarks/peers/run.sh -r 270 -c 480 -n 100 --csv /tmp/peers.csv
-#   PYTHON=/usr/bin/python3 bash benchmarks/peers/run.sh --max-seconds 20
+#   PYTHON=/opt/conda/bin/python3 bash benchmarks/peers/run.sh --max-seconds 20
 #
-# Every flag but --csv goes to every peer (see `python3 benchmarks/peers/numpy_slices.py -h`).
-# A peer whose package or GPU is missing is skipped with its reason; the exit status is 1 if a
-# peer that ran failed (crashed, or its state was not finite), else 0.
+# Every flag but --csv goes to every peer (see `bash scripts/python.sh benchmarks/peers/numpy_slices.py -h`).
+# Each peer runs with the Python scripts/python.sh chooses for it: $PYTHON if set, else the first
+# of /usr/bin/python3 and python3 that has NumPy, preferring one that also has the peer's
+# library. A peer whose package or GPU is missing is skipped with its reason; the exit status is
+# 1 if a peer that ran failed (crashed, or its state was not finite), else 0.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-python=${PYTHON:-python3}
 csv=$root/benchmarks/results/peers.csv
 peer_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --csv) csv=${2:?--csv needs a file name}; shift 2 ;;
     --csv=*) csv=${1#--csv=}; shift ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) peer_flags+=("$1"); shift ;;
   esac
 done
@@ -33,16 +34,17 @@ output_folder=$(mktemp -d "${TMPDIR:-/tmp}/gs-peers.XXXXXX")
 trap 'rm -rf "$output_folder"' EXIT
 rows_before=$( [ -f "$csv" ] && wc -l < "$csv" || echo 0 )
 
-echo "== peers: commit $GS_COMMIT, $($python --version 2>&1), rows appended to $csv"
-if ! "$python" -c "import numpy" 2>/dev/null; then
-  echo "== skipped every peer: $python cannot import NumPy, which they all need"
-  echo "   (Debian/Ubuntu: apt-get install python3-numpy python3-h5py; or set PYTHON=...)"
+echo "== peers: commit $GS_COMMIT, rows appended to $csv"
+if ! bash "$root/scripts/python.sh" --print --needs numpy > /dev/null 2> "$output_folder/why"; then
+  echo "== skipped every peer: no Python here has NumPy, which they all need"
+  sed 's/^/   /' "$output_folder/why"
   exit 0
 fi
 ran=() skipped=() failed=()
 run_peer() {  # run_peer SCRIPT FLAGS...
-  local name=${1%.py}
-  echo "== $name"
+  local name=${1%.py} python
+  python=$(bash "$root/scripts/python.sh" --print "$here/$1") || { skipped+=("$name"); return; }
+  echo "== $name ($python, $("$python" --version 2>&1))"
   "$python" "$here/$1" "${@:2}" --csv "$csv" 2>&1  # one stream: messages stay in order
   case $? in
     0) ran+=("$name") ;;
