@@ -89,7 +89,7 @@ need openmpi-bin have_command mpirun
 if [ "$python" = 1 ]; then
   python_for_module=/usr/bin/python3
   [ -x "$python_for_module" ] || python_for_module=python3
-  have_python_module() { "$python_for_module" -c "import $1" >/dev/null 2>&1; }
+  module_python_has() { "$python_for_module" -c "import $1" >/dev/null 2>&1; }
   have_python_headers() {
     "$python_for_module" -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
@@ -97,8 +97,8 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
   }
   need python3-dev have_python_headers
   need pybind11-dev have_header pybind11/pybind11.h
-  need python3-numpy have_python_module numpy
-  need python3-pytest have_python_module pytest
+  need python3-numpy module_python_has numpy
+  need python3-pytest module_python_has pytest
   if ! have_header dlpack/dlpack.h && apt-cache show libdlpack-dev >/dev/null 2>&1; then
     missing+=(libdlpack-dev)
   fi
