@@ -25,8 +25,18 @@ echo "== commit $COMMIT"
 echo "== date $(date -u +%Y-%m-%dT%H:%MZ)"
 
 echo "== build"
+# Lesson 10's module is built for the Python that has the GPU array libraries (CuPy, PyTorch,
+# JAX): GS_PYTHON, else the python3 on PATH when it has pybind11 (a virtual environment's pip
+# pybind11 gives its CMake folder); dlpack.h then comes from that Python's CuPy or PyTorch.
+python_args=()
+PY=${GS_PYTHON:-$(command -v python3 || true)}
+if [ -n "$PY" ] && pybind11_dir=$("$PY" -m pybind11 --cmakedir 2>/dev/null); then
+  python_args=(-DPython_EXECUTABLE="$PY" -Dpybind11_DIR="$pybind11_dir")
+fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  -DGS_GIT_COMMIT="$COMMIT" "${python_args[@]}" > "$OUT/configure.log" 2>&1 \
+  || { tail -30 "$OUT/configure.log"; exit 1; }
+grep -E "lessons built|skipped|GPU code for|Python" "$OUT/configure.log" | sed 's/^-- *//' | head -8
 cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 \
   || { grep -E "error|Error" "$OUT/build.log" | head -40; exit 1; }
 
@@ -37,7 +47,7 @@ if [ -n "${GS_LESSONS:-}" ]; then labels="lesson($(echo $GS_LESSONS | tr ' ' '|'
 exclude='^exercise$'
 [ "$SANITIZE" = 1 ] || exclude='^exercise$|^sanitizer$'
 echo "== ctest -L '$labels' -LE '$exclude' (solutions, exercise_fails, sanitizers)"
-ctest --test-dir "$BUILD" -L "$labels" -LE "$exclude" -j 4 --timeout 1800 \
+ctest --test-dir "$BUILD" -L "$labels" -LE "$exclude" -j 4 --timeout 1800 --output-on-failure \
   --output-junit "$OUT/gpu-junit.xml" > "$OUT/ctest.log" 2>&1 || status=1
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$OUT/ctest.log" | head -30
 echo "== the selftests and sanitizers, one line each"
