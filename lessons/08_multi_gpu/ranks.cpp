@@ -30,7 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -44,6 +44,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/lesson.hpp"
 #include "gs/program.hpp"
@@ -199,20 +200,17 @@ void print_in_rank_order(const std::string& line, int rank, int size) {
   }
 }
 
-// The GPU of this rank: the node-local rank modulo the GPUs it sees. Returns the description.
+// The GPU of this rank: the node-local rank modulo the GPUs it sees. Returns the description,
+// with the limits the plans follow when GS_DEVICE_LIMITS replaces the device's.
 std::string choose_gpu([[maybe_unused]] int local_rank) {
 #if GS_HAVE_CUDA
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return "no GPU";
+  const int count = gs::gpu_status().available ? gs::gpu_status().device_count : 0;
+  if (count == 0) return "no GPU";
   const int device = local_rank % count;
   GS_CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp properties{};
-  GS_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  char bus[32];
-  std::snprintf(bus, sizeof bus, "%04x:%02x:%02x", properties.pciDomainID, properties.pciBusID,
-                properties.pciDeviceID);
-  return "GPU " + std::to_string(device) + " of " + std::to_string(count) + " (" + properties.name +
-         ", bus " + bus + ")";
+  const gs::DeviceLimits& limits = gs::device_limits(device);
+  return "GPU " + std::to_string(device) + " of " + std::to_string(count) + " (" +
+         limits.describe() + ", bus " + limits.pci_bus + ")";
 #else
   return "no GPU (this build has no CUDA)";
 #endif
@@ -240,6 +238,15 @@ class RankSlab {
  public:
   RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport)
       : plan_(plan), transport_(transport), stepper_(implementation.create()) {
+#if GS_HAVE_CUDA
+    if (implementation.device == gs::Device::gpu) {
+      // u and v, now and next, of the extended slab: what a single-GPU stepper holds at least.
+      gs::require_device_memory(
+          "the slab of " + std::to_string(extended_rows()) + " x " + std::to_string(plan.cols) +
+              " cells (halos included)",
+          std::int64_t{4} * extended_rows() * plan.cols * std::int64_t{sizeof(float)});
+    }
+#endif
 #if GS_HAVE_NCCL
     if (transport_ == Transport::nccl) init_nccl();
 #endif
@@ -818,7 +825,15 @@ int program(int argc, char** argv, const char* name) {
   // a program that uses it can disturb others (the variable is honoured if set otherwise).
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   std::string where = "CPU";
-  if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
+  if (chosen->device == gs::Device::gpu) {
+    try {
+      where = choose_gpu(mpi.local_rank());
+    } catch (const std::exception& error) {  // a bad GS_DEVICE_LIMITS, a device that fails
+      std::cerr << name << ": rank " << rank << ": error: " << error.what() << "\n";
+      MPI_Abort(MPI_COMM_WORLD, gs::kExitUsage);
+      return gs::kExitUsage;
+    }
+  }
   char host[256] = {};
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
