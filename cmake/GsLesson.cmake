@@ -471,3 +471,35 @@ ${loop_call}}
   endforeach()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/lessons.tsv CONTENT "${tsv}")
 endfunction()
+
+# The lesson's solution suite again under the limits of smaller GPUs (GS_DEVICE_LIMITS, see
+# common/include/gs/device_limits.hpp), so that the plans those cards would run are run, and
+# checked against the reference, on the course's large GPU:
+#   gs_add_small_gpu_tests(NUMBER 09 [FILTER gtest-filter] [PROFILES name=spec ...])
+# adds lessonNN.solution.t4 and lessonNN.solution.gtx1650 (and lessonNN.solution.<name> for each
+# PROFILES entry, GS_DEVICE_LIMITS=<spec>), each one run of the whole test program (or of the
+# tests FILTER selects), labelled gpu, small-gpu, lessonNN and solution. Without a GPU they skip.
+function(gs_add_small_gpu_tests)
+  cmake_parse_arguments(ARG "" "NUMBER;FILTER" "PROFILES" ${ARGN})
+  set(lesson lesson${ARG_NUMBER})
+  if(NOT GS_HAVE_CUDA OR NOT TARGET test_${lesson}_solution)
+    return()
+  endif()
+  set(filter "*")
+  if(ARG_FILTER)
+    set(filter "${ARG_FILTER}")
+  endif()
+  foreach(profile t4=t4 gtx1650=gtx1650 ${ARG_PROFILES})
+    string(FIND "${profile}" "=" at)
+    string(SUBSTRING "${profile}" 0 ${at} name)
+    math(EXPR after "${at} + 1")
+    string(SUBSTRING "${profile}" ${after} -1 spec)
+    add_test(NAME ${lesson}.solution.${name}
+             COMMAND test_${lesson}_solution "--gtest_filter=${filter}" --gtest_color=no)
+    # The skip: what GS_REQUIRE_GPU() says where no GPU answers (tests/support/check.hpp).
+    set_tests_properties(${lesson}.solution.${name} PROPERTIES
+      LABELS "gpu;small-gpu;${lesson};solution"
+      ENVIRONMENT "GS_DEVICE_LIMITS=${spec};TEST_TMPDIR=${PROJECT_BINARY_DIR}/test-tmp"
+      SKIP_REGULAR_EXPRESSION "no usable CUDA device|no CUDA device:" TIMEOUT 900)
+  endforeach()
+endfunction()

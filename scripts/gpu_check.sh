@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The GPU machine's one call: configure, build, run every GPU test through CTest (solutions
-# pass; each shipped exercise fails its suite; compute-sanitizer memcheck, racecheck and synccheck
-# on every GPU solution), then the benchmark. Logs go to $OUT (the device tool's folder) or
+# pass, also under a T4's and a GTX 1650's limits, GS_DEVICE_LIMITS, label small-gpu; each
+# shipped exercise fails its suite; compute-sanitizer memcheck, racecheck and synccheck on every
+# GPU solution), then the benchmark. Logs go to $OUT (the device tool's folder) or
 # ./gpu-logs; the last lines printed are the summary.
 #
 #   bash scripts/gpu_check.sh                          # everything
 #   GS_LESSONS="04 06" bash scripts/gpu_check.sh       # only these lessons' tests
 #   GS_BENCH="-n 1000 -e 32" bash scripts/gpu_check.sh # benchmark arguments ("" skips it)
 #   GS_SANITIZE=0 bash scripts/gpu_check.sh            # no compute-sanitizer
+#   GS_SMALL_GPUS=0 bash scripts/gpu_check.sh          # not again under smaller cards' limits
 #   GS_COMMIT=abc1234 bash scripts/gpu_check.sh        # the commit to name where .git did not travel
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
@@ -17,6 +19,7 @@ mkdir -p "$OUT"
 BUILD=${GS_BUILD_DIR:-$(mktemp -d /tmp/gs-build.XXXXXX)}
 BENCH=${GS_BENCH-"-n 1000 -e 32 --max-seconds 20"}
 SANITIZE=${GS_SANITIZE:-1}
+SMALL_GPUS=${GS_SMALL_GPUS:-1}
 status=0
 
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -45,13 +48,16 @@ cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 \
 labels=gpu
 if [ -n "${GS_LESSONS:-}" ]; then labels="lesson($(echo $GS_LESSONS | tr ' ' '|'))"; fi
 exclude='^exercise$'
-[ "$SANITIZE" = 1 ] || exclude='^exercise$|^sanitizer$'
-echo "== ctest -L '$labels' -LE '$exclude' (solutions, exercise_fails, sanitizers)"
+[ "$SANITIZE" = 1 ] || exclude="$exclude|^sanitizer\$"
+[ "$SMALL_GPUS" = 1 ] || exclude="$exclude|^small-gpu\$"
+echo "== ctest -L '$labels' -LE '$exclude' (solutions, smaller cards, exercise_fails, sanitizers)"
 ctest --test-dir "$BUILD" -L "$labels" -LE "$exclude" -j 4 --timeout 1800 --output-on-failure \
   --output-junit "$OUT/gpu-junit.xml" > "$OUT/ctest.log" 2>&1 || status=1
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$OUT/ctest.log" | head -30
 echo "== the selftests and sanitizers, one line each"
 grep -E "exercise_fails|sanitizer\." "$OUT/ctest.log" | grep -E "Test +#" | sed 's/  */ /g' | head -40
+echo "== the suites under smaller cards' limits (GS_DEVICE_LIMITS), one line each"
+grep -E "\.solution\.(t4|gtx1650|shared24k) " "$OUT/ctest.log" | grep -E "Test +#" | sed 's/  */ /g' | head -20
 
 if [ -n "$BENCH" ]; then
   echo "== benchmark: gs_benchmark $BENCH"

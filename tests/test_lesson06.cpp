@@ -2,8 +2,11 @@
 // then what temporal blocking and graph replay can get wrong: step counts that are not
 // multiples of the steps per launch (the shorter last launch), one advance() split into
 // several (graphs recorded per step count and per buffer), a second load(), the shared-memory
-// kernel on grids that are not multiples of its tile (tall, wide, smaller than one tile), and
-// the official grid through the launch plans that the benchmark uses.
+// kernel on grids that are not multiples of its tile (tall, wide, smaller than one tile), the
+// official grid through the launch plans that the benchmark uses, and those plans fitted to the
+// device's limits (CTest runs this suite again under GS_DEVICE_LIMITS=t4 and =gtx1650, whose
+// plans count 40 and 14 SMs, and under a small block of shared memory, where the shared-memory
+// kernel makes fewer steps per launch).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,8 +15,11 @@
 #include <tuple>
 #include <vector>
 
+#include "gs/device_limits.hpp"
 #include "gs/reference.hpp"
+#include "launch_fit.hpp"
 #include "lesson_suite.hpp"
+#include "process.hpp"
 
 GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
@@ -120,6 +126,66 @@ TEST(Lesson06Tiling, OfficialGridMatchesReference) {
     SCOPED_TRACE(name);
     EXPECT_TRUE(gs::test::states_match(run(name, start, {11}), expected, gs::test::kTolerance));
   }
+}
+
+// The shared-memory kernel's launches fit this GPU's limits: the learner's kBlockingSteps per
+// launch where the tile fits a block, fewer (saying why) where it does not, never a block with
+// more shared memory than a block gets.
+TEST(Lesson06Limits, SharedBlockingFitsTheDevice) {
+  GS_REQUIRE_GPU();
+  const gs::DeviceLimits& limits = gs::device_limits();
+  const auto fit = GS_LESSON_NAMESPACE::shared_blocking_fit(limits);
+  ASSERT_GE(fit.steps_per_launch, 1) << fit.why_fewer << " (" << limits.describe() << ")";
+  EXPECT_LE(fit.steps_per_launch, fit.most_steps);
+  EXPECT_LE(fit.shared_bytes, limits.shared_per_block) << limits.describe();
+  if (fit.steps_per_launch < fit.most_steps) {
+    EXPECT_NE(fit.why_fewer.find(gs::bytes_text(limits.shared_per_block)), std::string::npos)
+        << fit.why_fewer;
+  } else {
+    EXPECT_EQ(fit.why_fewer, "");
+  }
+}
+
+// Less shared memory per block than the kernel takes: fewer steps per launch, each taking less;
+// none at all when not even one step's tile fits (the stepper then refuses to load).
+TEST(Lesson06Limits, SharedBlockingTakesFewerStepsWhereABlockHoldsLess) {
+  GS_REQUIRE_GPU();
+  const auto fit = GS_LESSON_NAMESPACE::shared_blocking_fit(gs::device_limits());
+  if (fit.shared_bytes == 0) GTEST_SKIP() << "the kernel keeps nothing in shared memory yet";
+  const std::string smaller = "shared_per_block=" + std::to_string(fit.shared_bytes - 1);
+  const auto fewer =
+      GS_LESSON_NAMESPACE::shared_blocking_fit(gs::reduce_limits(gs::device_limits(), smaller));
+  EXPECT_LT(fewer.steps_per_launch, fit.steps_per_launch) << smaller;
+  EXPECT_LT(fewer.shared_bytes, fit.shared_bytes) << smaller;
+  EXPECT_NE(fewer.why_fewer.find("more than"), std::string::npos) << fewer.why_fewer;
+  const auto none = GS_LESSON_NAMESPACE::shared_blocking_fit(
+      gs::reduce_limits(gs::device_limits(), "shared_per_block=16"));
+  EXPECT_EQ(none.steps_per_launch, 0) << "a tile of 16 bytes";
+}
+
+// The program says whose limits it plans with: announced once on stderr, beside the device in
+// its report and in --device; a value it cannot read is refused before any work (exit 2).
+TEST(Lesson06Limits, TheProgramSaysWhoseLimitsItPlansWith) {
+  GS_REQUIRE_GPU();
+  const std::string program = GS_LESSON_PROGRAM;
+  const gs::test::Outcome run =
+      gs::test::run("GS_DEVICE_LIMITS=gtx1650 " + program +
+                    " --impl l06-temporal -r 64 -c 96 -n 2 -e 5" + " --no-output");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const char* text : {"device limits: the limits of a GeForce GTX 1650 (GS_DEVICE_LIMITS=",
+                           "with the limits of a GeForce GTX 1650"}) {
+    EXPECT_NE(run.output.find(text), std::string::npos) << text << " in " << run.output;
+  }
+  const gs::test::Outcome report = gs::test::run("GS_DEVICE_LIMITS=t4 " + program + " --device");
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("limits          the limits of a Tesla T4"), std::string::npos)
+      << report.output;
+  const gs::test::Outcome refused = gs::test::run(
+      "GS_DEVICE_LIMITS=sms=0 " + program + " --impl l06-temporal -r 8 -c 8 -n 1 --no-output");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("GS_DEVICE_LIMITS=sms=0: sms must be at least 1"),
+            std::string::npos)
+      << refused.output;
 }
 
 // The shared-memory kernel where a tile and its halo meet the grid's edges in every way: a grid

@@ -3,7 +3,10 @@
 // on the CPU against the same batched code run with a batch of one, and to rounding against the
 // reference of common/; on the GPU bitwise against a GPU batch of one and to rounding against the
 // reference, for both kernels (the resident one is the learner's, member.hpp: every segment
-// length the plan gives, 1 to 32 rows per thread, is run). Odd grids, batches of 1, 3 and 17,
+// length the plan gives, 1 to 32 rows per thread, is run). The launch plan follows the device's
+// limits: a member too large for one block of this GPU (or of the smaller card GS_DEVICE_LIMITS
+// names) is refused by the resident kernel and streamed by the automatic path, on the CPU for
+// given limits and on the GPU for its own. Odd grids, batches of 1, 3 and 17,
 // random and canonical starts, outputs poisoned with NaN. Members do not leak into each other: a
 // member whose (F, k) kill the pattern stays dead beside live ones, and a member's result does not
 // depend on its place in the batch. The program end to end: its files, its refusals (nothing
@@ -33,6 +36,7 @@
 
 #include "batch.hpp"
 #include "check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
 #include "gs/reference.hpp"
@@ -126,7 +130,30 @@ BatchRates rates_of(const BatchRates& rates, int m) {
 
 std::unique_ptr<BatchStepper> make_stepper(const std::string& path) {
   if (path == "cpu") return lesson::make_cpu_stepper();
+  if (path == "auto") return lesson::make_gpu_stepper(GpuPath::automatic);
   return lesson::make_gpu_stepper(path == "resident" ? GpuPath::resident : GpuPath::streaming);
+}
+
+// Whether the resident kernel takes a member of rows x cols cells on this GPU, within its limits
+// (GS_DEVICE_LIMITS included). When it does not, checks that it says so: the plan and a load()
+// refuse with gs::InvalidParameter, and the automatic path streams, saying why.
+bool resident_fits(int rows, int cols) {
+  const lesson::GpuPlan automatic = lesson::plan_gpu(rows, cols, GpuPath::automatic);
+  if (automatic.path == GpuPath::resident) return true;
+  EXPECT_FALSE(automatic.fallback.empty()) << automatic.summary;
+  EXPECT_NE(automatic.summary.find(automatic.fallback), std::string::npos) << automatic.summary;
+  try {
+    lesson::plan_gpu(rows, cols, GpuPath::resident);
+    ADD_FAILURE() << "the resident plan accepted a " << rows << " x " << cols
+                  << " member the automatic plan streams: " << automatic.summary;
+  } catch (const gs::InvalidParameter& error) {
+    EXPECT_NE(std::string(error.what()).find("does not fit"), std::string::npos) << error.what();
+  }
+  BatchState start(1, rows, cols);
+  BatchRates rates = spread_rates(1);
+  EXPECT_THROW(make_stepper("resident")->load(start, rates), gs::InvalidParameter)
+      << rows << " x " << cols << " on the resident kernel, " << gs::device_limits().describe();
+  return false;
 }
 
 // Every member of a batch against the same stepper run with that member alone (bitwise) and
@@ -295,6 +322,91 @@ TEST(CpuIsolation, OrderOfTheMembersDoesNotMatter) {
   expect_order_does_not_matter("cpu");
 }
 
+// ---------------------------------------------------------------------------------------------
+// The launch plan for given limits (no GPU needed): an H100's, and the smaller cards'
+// ---------------------------------------------------------------------------------------------
+
+// What an H100 (80 GB HBM3) reports.
+gs::DeviceLimits h100_limits() {
+  gs::DeviceLimits l;
+  l.name = "NVIDIA H100 80GB HBM3";
+  l.compute_major = 9;
+  l.multiprocessors = 132;
+  l.shared_per_block = 48 * 1024;
+  l.shared_per_block_optin = 227 * 1024;
+  l.shared_per_multiprocessor = 228 * 1024;
+  l.reserved_shared_per_block = 1024;
+  l.registers_per_block = 65536;
+  l.registers_per_multiprocessor = 65536;
+  l.threads_per_block = 1024;
+  l.threads_per_multiprocessor = 2048;
+  l.blocks_per_multiprocessor = 32;
+  l.memory = std::int64_t{80} << 30;
+  return l;
+}
+
+TEST(PlanForLimits, ResidentOnAnH100) {
+  const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic, h100_limits());
+  EXPECT_EQ(plan.path, GpuPath::resident) << plan.summary;
+  EXPECT_EQ(plan.shared_bytes, 2 * 128 * 128 * 4);
+  EXPECT_EQ(plan.threads_per_block, 1024);
+  EXPECT_EQ(plan.rows_per_thread, 16);
+  EXPECT_EQ(plan.blocks_per_sm, 1) << "228 KiB per SM hold one block of 128 KiB";
+  EXPECT_EQ(plan.sm_count, 132);
+  EXPECT_TRUE(plan.fallback.empty()) << plan.fallback;
+  EXPECT_EQ(lesson::plan_gpu(199, 141, GpuPath::resident, h100_limits()).rows_per_thread, 32);
+}
+
+// Under the T4's and the GTX 1650's limits the default member (128 KiB) streams, and says why;
+// asked for the resident kernel it is refused; a member of 70 x 100 cells (56000 bytes) is
+// resident on both.
+TEST(PlanForLimits, StreamingWhereABlockHoldsLess) {
+  for (const char* card : {"t4", "gtx1650"}) {
+    SCOPED_TRACE(card);
+    const gs::DeviceLimits limits = gs::reduce_limits(h100_limits(), card);
+    const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic, limits);
+    EXPECT_EQ(plan.path, GpuPath::streaming) << plan.summary;
+    EXPECT_EQ(plan.sm_count, limits.multiprocessors);
+    for (const std::string& text :
+         std::vector<std::string>{"128 KiB", "64 KiB", std::string("GS_DEVICE_LIMITS=") + card}) {
+      EXPECT_NE(plan.fallback.find(text), std::string::npos) << text << " in " << plan.fallback;
+    }
+    EXPECT_NE(plan.summary.find(plan.fallback), std::string::npos) << plan.summary;
+    try {
+      lesson::plan_gpu(128, 128, GpuPath::resident, limits);
+      ADD_FAILURE() << "a 128 KiB member was accepted by the resident kernel under " << card;
+    } catch (const gs::InvalidParameter& error) {
+      EXPECT_NE(std::string(error.what()).find("does not fit"), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("64 KiB"), std::string::npos) << error.what();
+    }
+    const lesson::GpuPlan fits = lesson::plan_gpu(70, 100, GpuPath::automatic, limits);
+    EXPECT_EQ(fits.path, GpuPath::resident) << fits.summary;
+    EXPECT_EQ(fits.rows_per_thread, 8) << fits.summary;
+    EXPECT_EQ(fits.blocks_per_sm, 1) << "64 KiB per SM hold one block of 56000 bytes";
+  }
+}
+
+TEST(PlanForLimits, FewerThreadsPerBlockMakeLongerSegments) {
+  const gs::DeviceLimits limits = gs::reduce_limits(h100_limits(), "threads_per_block=512");
+  const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic, limits);
+  EXPECT_EQ(plan.path, GpuPath::resident) << plan.summary;
+  EXPECT_EQ(plan.threads_per_block, 512) << plan.summary;
+  EXPECT_EQ(plan.rows_per_thread, 32) << plan.summary;
+}
+
+TEST(PlanForLimits, StreamingAskedForIsStreamingWithoutExcuse) {
+  const lesson::GpuPlan plan = lesson::plan_gpu(16, 16, GpuPath::streaming, h100_limits());
+  EXPECT_EQ(plan.path, GpuPath::streaming);
+  EXPECT_TRUE(plan.fallback.empty()) << plan.fallback;
+  EXPECT_EQ(plan.bytes_per_member, 4 * 16 * 16 * 4 + 8);
+}
+
+TEST(PlanForLimits, NoKernelThatFitsIsRefused) {
+  const gs::DeviceLimits limits = gs::reduce_limits(h100_limits(), "threads_per_block=128");
+  EXPECT_THROW(lesson::plan_gpu(255, 257, GpuPath::automatic, limits), gs::InvalidParameter)
+      << "neither the resident kernel nor the streaming one's 256 threads fit";
+}
+
 TEST(CpuBatchChecks, LoadRefusesRatesOfAnotherSize) {
   BatchRates rates = spread_rates(3);
   rates.kill.pop_back();
@@ -329,6 +441,7 @@ class GpuBatch : public ::testing::TestWithParam<GpuCase> {};
 TEST_P(GpuBatch, EveryMemberIsItsSingleRun) {
   GS_REQUIRE_GPU();
   const GpuCase& g = GetParam();
+  if (g.path == "resident" && !resident_fits(g.shape.rows, g.shape.cols)) return;
   expect_members_are_single_runs(g.path, g.shape.members, g.shape.rows, g.shape.cols,
                                  g.shape.random, {5, 32});
 }
@@ -338,14 +451,32 @@ INSTANTIATE_TEST_SUITE_P(Lesson09, GpuBatch, ::testing::ValuesIn(gpu_cases()),
                            return param_info.param.path + "_" + case_name(param_info.param.shape);
                          });
 
-TEST(GpuPlan, ResidentWhenAMemberFitsInSharedMemory) {
+// The plan on this GPU is the plan for its limits (GS_DEVICE_LIMITS included): resident at the
+// default size where a block may hold 128 KiB (an H100), streaming, saying why, where it may not
+// (a T4, a GTX 1650).
+TEST(GpuPlan, ResidentWhenAMemberFitsTheDevice) {
   GS_REQUIRE_GPU();
+  const gs::DeviceLimits& limits = gs::device_limits();
   const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic);
-  EXPECT_EQ(plan.path, GpuPath::resident) << plan.summary;
-  EXPECT_EQ(plan.shared_bytes, 2 * 128 * 128 * 4) << "one copy of u and v: 128 KB";
-  EXPECT_EQ(plan.threads_per_block, 1024) << plan.summary;
-  EXPECT_EQ(plan.rows_per_thread, 16) << plan.summary;
-  EXPECT_GE(plan.blocks_per_sm, 1) << plan.summary;
+  const lesson::GpuPlan expected = lesson::plan_gpu(128, 128, GpuPath::automatic, limits);
+  EXPECT_EQ(plan.path, expected.path) << plan.summary;
+  EXPECT_EQ(plan.sm_count, limits.multiprocessors);
+  if (limits.shared_per_block_optin >= 2 * 128 * 128 * 4) {
+    EXPECT_EQ(plan.path, GpuPath::resident) << plan.summary;
+    EXPECT_EQ(plan.shared_bytes, 2 * 128 * 128 * 4) << "one copy of u and v: 128 KiB";
+    EXPECT_EQ(plan.threads_per_block, 1024) << plan.summary;
+    EXPECT_EQ(plan.rows_per_thread, 16) << plan.summary;
+    EXPECT_GE(plan.blocks_per_sm, 1) << plan.summary;
+    EXPECT_LE(plan.blocks_per_sm, expected.blocks_per_sm) << "the limits' model bounds it";
+  } else {
+    EXPECT_EQ(plan.path, GpuPath::streaming) << plan.summary;
+    EXPECT_NE(plan.fallback.find("128 KiB"), std::string::npos) << plan.fallback;
+    EXPECT_NE(plan.fallback.find(gs::bytes_text(limits.shared_per_block_optin)), std::string::npos)
+        << plan.fallback;
+    if (limits.overridden()) {
+      EXPECT_NE(plan.fallback.find(limits.override_spec), std::string::npos) << plan.fallback;
+    }
+  }
 }
 
 TEST(GpuPlan, StreamingWhenItDoesNot) {
@@ -360,10 +491,12 @@ TEST(GpuPlan, StreamingWhenItDoesNot) {
   }
 }
 
-// The size gs_sweep runs by default: 1024 threads of 16 rows each, two passes per step.
+// The size gs_sweep runs by default: 1024 threads of 16 rows each, two passes per step, where a
+// block may hold 128 KiB; elsewhere the automatic path, which streams.
 TEST(GpuBatchLarge, ResidentAtTheDefaultSize) {
   GS_REQUIRE_GPU();
-  expect_members_are_single_runs("resident", 3, 128, 128, true, {5, 32});
+  expect_members_are_single_runs(resident_fits(128, 128) ? "resident" : "auto", 3, 128, 128, true,
+                                 {5, 32});
 }
 
 // Every segment length the plan gives besides those of the cases above (1 and 16 rows per
@@ -374,6 +507,8 @@ TEST(GpuBatchLarge, ResidentAtEverySegmentLength) {
   const std::array<std::array<int, 3>, 4> shapes = {
       {{45, 41, 2}, {47, 43, 4}, {70, 100, 8}, {199, 141, 32}}};
   for (const auto& shape : shapes) {
+    SCOPED_TRACE(std::to_string(shape[0]) + " x " + std::to_string(shape[1]));
+    if (!resident_fits(shape[0], shape[1])) continue;  // refused, as it must be
     const lesson::GpuPlan plan = lesson::plan_gpu(shape[0], shape[1], GpuPath::resident);
     ASSERT_EQ(plan.rows_per_thread, shape[2]) << plan.summary;
     expect_members_are_single_runs("resident", 2, shape[0], shape[1], true, {3, 8});
@@ -936,6 +1071,41 @@ TEST(Program, BenchmarkRefusesZeroCounts) {
         << message << " in " << outcome.output;
   }
   EXPECT_EQ(outcome.output.find("| run |"), std::string::npos) << "nothing was measured";
+}
+
+// Under a smaller card's limits gs_sweep says so, streams the default member and says why, and
+// refuses the resident kernel with its reason and no file.
+TEST(Program, GpuUnderSmallerLimitsSaysWhyItStreams) {
+  GS_REQUIRE_GPU();
+  const std::string h5 = fresh("t4.h5");
+  const std::string png = fresh("t4.png");
+  const std::string sweep = "GS_DEVICE_LIMITS=t4 " + kProgram +
+                            " --feed 0.02:0.05:2 --kill 0.05 -r 128 -c 128 --steps 20 --window 5" +
+                            " --device gpu --no-fsync -o " + h5 + " --png " + png;
+  const Outcome streamed = run(sweep);
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.output;
+  for (const char* text : {"device limits: the limits of a Tesla T4 (GS_DEVICE_LIMITS=t4)",
+                           "GPU streaming kernel", "not resident", "128 KiB", "64 KiB"}) {
+    EXPECT_NE(streamed.output.find(text), std::string::npos) << text << " in " << streamed.output;
+  }
+  const std::string h5_resident = fresh("t4_resident.h5");
+  const std::string png_resident = fresh("t4_resident.png");
+  const Outcome refused =
+      run("GS_DEVICE_LIMITS=t4 " + kProgram +
+          " --feed 0.02 --kill 0.05 -r 128 -c 128 --steps 20 --window 5" +
+          " --device gpu --path resident -o " + h5_resident + " --png " + png_resident);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("does not fit the resident kernel"), std::string::npos)
+      << refused.output;
+  expect_no_file_left(h5_resident);
+  expect_no_file_left(png_resident);
+  const Outcome invalid = run("GS_DEVICE_LIMITS=t5 " + kProgram +
+                              " --feed 0.02 --kill 0.05 -r 16 -c 16 --steps 2 --device gpu -o " +
+                              h5_resident + " --png " + png_resident);
+  EXPECT_EQ(invalid.exit_code, 2) << invalid.output;
+  EXPECT_NE(invalid.output.find("GS_DEVICE_LIMITS=t5: no profile named 't5'"), std::string::npos)
+      << invalid.output;
+  expect_no_file_left(h5_resident);
 }
 
 // The same small sweep on the GPU and the CPU: the same numbers, to rounding.

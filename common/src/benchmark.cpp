@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
@@ -83,7 +84,7 @@ void append_csv(const std::string& path, const std::vector<Row>& rows, const Par
     const Implementation& impl = *row.implementation;
     const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
-    std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
+    std::string device_name = gpu ? describe_gpu() : gs::cpu_model();
     std::replace(device_name.begin(), device_name.end(), ',', ' ');
     lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
           << std::setprecision(6) << seconds << ","
@@ -218,7 +219,7 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
       for (const EndToEndRow& row : rows) {
         const Implementation& impl = *row.implementation;
         const bool gpu = impl.device == Device::gpu;
-        std::string device_name = gpu ? gpu_status().name : gs::cpu_model();
+        std::string device_name = gpu ? describe_gpu() : gs::cpu_model();
         std::replace(device_name.begin(), device_name.end(), ',', ' ');
         lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind
               << "," << std::setprecision(6) << row.result.seconds << ","
@@ -345,12 +346,16 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
   double bandwidth = 0.0;
   try {
     if (gpu_status().available) {
+      device_limits();  // a bad GS_DEVICE_LIMITS is refused before any measurement
       bandwidth = measured_copy_bandwidth();
-      header << "- GPU: " << gpu_status().name << ", measured device copy " << std::fixed
+      header << "- GPU: " << describe_gpu() << ", measured device copy " << std::fixed
              << std::setprecision(0) << bandwidth / 1e9 << " GB/s (read + write)\n";
     } else {
       header << "- GPU: none (" << gpu_status().reason << ")\n";
     }
+  } catch (const InvalidParameter& error) {
+    std::cerr << program_name << ": error: " << error.what() << "\n";
+    return kExitUsage;
   } catch (const std::exception& error) {
     std::cerr << program_name << ": error: " << error.what() << "\n";
     return kExitFailure;

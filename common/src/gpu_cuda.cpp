@@ -2,13 +2,20 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
+#include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <vector>
 
 #include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
+#include "gs/params.hpp"
 
 namespace gs {
 namespace {
@@ -136,6 +143,130 @@ TransferBandwidths measured_transfer_bandwidths() {
   return bandwidths;
 }
 
+namespace {
+
+// What device `device` itself allows (cudaGetDeviceProperties), before GS_DEVICE_LIMITS.
+DeviceLimits read_device_limits(int device) {
+  cudaDeviceProp p{};
+  GS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  DeviceLimits l;
+  l.name = p.name;
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "%04x:%02x:%02x", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  l.pci_bus = bus;
+  l.compute_major = p.major;
+  l.compute_minor = p.minor;
+  l.multiprocessors = p.multiProcessorCount;
+  l.shared_per_block = static_cast<std::int64_t>(p.sharedMemPerBlock);
+  l.shared_per_block_optin = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
+  l.shared_per_multiprocessor = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
+  l.reserved_shared_per_block = static_cast<std::int64_t>(p.reservedSharedMemPerBlock);
+  l.registers_per_block = p.regsPerBlock;
+  l.registers_per_multiprocessor = p.regsPerMultiprocessor;
+  l.threads_per_block = p.maxThreadsPerBlock;
+  l.threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+  l.blocks_per_multiprocessor = p.maxBlocksPerMultiProcessor;
+  l.memory = static_cast<std::int64_t>(p.totalGlobalMem);
+  return l;
+}
+
+int current_device() {
+  if (!gpu_status().available) throw std::runtime_error(gpu_status().reason);
+  int device = 0;
+  GS_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+}  // namespace
+
+const DeviceLimits& device_limits(int device) {
+  static std::mutex mutex;
+  static std::map<int, DeviceLimits> known;  // never erased: references stay valid
+  static bool announced = false;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = known.find(device);
+  if (found != known.end()) return found->second;
+  if (!gpu_status().available) throw std::runtime_error(gpu_status().reason);
+  const DeviceLimits real = read_device_limits(device);
+  const char* spec = std::getenv(kDeviceLimitsVariable);
+  DeviceLimits limits = reduce_limits(real, spec != nullptr ? spec : "");
+  if (limits.overridden() && !announced) {
+    // Once per process, on stderr: whoever reads a time measured now knows which plans ran.
+    announced = true;
+    std::cerr << "device limits: " << limits.source() << ", not this " << real.name
+              << "'s: " << limits.summary()
+              << ". The plans are that card's; the times are still this device's.\n";
+  }
+  return known.emplace(device, std::move(limits)).first->second;
+}
+
+const DeviceLimits& device_limits() {
+  return device_limits(current_device());
+}
+
+DeviceMemory device_memory() {
+  if (!gpu_status().available) return {};
+  std::size_t free = 0;
+  std::size_t total = 0;
+  GS_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  // Under an override the smaller card's memory caps what is free. What other processes use
+  // here is not subtracted from it: on a shared GPU (the tests run several suites at once) that
+  // would make the answer depend on who else is running.
+  const DeviceLimits& limits = device_limits();
+  DeviceMemory memory;
+  memory.total = std::min(limits.memory, static_cast<std::int64_t>(total));
+  memory.free = std::min(static_cast<std::int64_t>(free), memory.total);
+  return memory;
+}
+
+KernelResources kernel_resources(const void* kernel) {
+  cudaFuncAttributes attributes{};
+  GS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  KernelResources resources;
+  resources.static_shared_bytes = static_cast<std::int64_t>(attributes.sharedSizeBytes);
+  resources.registers_per_thread = attributes.numRegs;
+  resources.max_threads_per_block = attributes.maxThreadsPerBlock;
+  return resources;
+}
+
+int resident_blocks(const void* kernel, int threads_per_block, std::int64_t dynamic_shared_bytes) {
+  int blocks = 0;
+  GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, kernel, threads_per_block, static_cast<std::size_t>(dynamic_shared_bytes)));
+  return std::min(blocks, blocks_per_multiprocessor(device_limits(), kernel_resources(kernel),
+                                                    threads_per_block, dynamic_shared_bytes));
+}
+
+void require_launch_fits(const std::string& what, const void* kernel, int threads_per_block,
+                         std::int64_t dynamic_shared_bytes) {
+  const DeviceLimits& limits = device_limits();
+  const std::string problem =
+      launch_problem(limits, kernel_resources(kernel), threads_per_block, dynamic_shared_bytes);
+  if (!problem.empty()) {
+    throw InvalidParameter(what + " does not fit this GPU: " + problem + " (" + limits.describe() +
+                           ")");
+  }
+}
+
+void require_device_memory(const std::string& what, std::int64_t bytes) {
+  const DeviceMemory memory = device_memory();
+  const std::int64_t reserve = 64 * (std::int64_t{1} << 20);  // the runtime's, kernels' own
+  const std::int64_t usable = std::max<std::int64_t>(0, memory.free - reserve);
+  if (bytes <= usable) return;
+  throw InvalidParameter(what + " needs " + bytes_text(bytes) + " of device memory; " +
+                         bytes_text(usable) + " of the " + bytes_text(memory.total) +
+                         " of this GPU is free (" + device_limits().describe() + ")");
+}
+
+std::string describe_gpu() {
+  if (!gpu_status().available) return gpu_status().name;
+  try {
+    return device_limits().describe();
+  } catch (const std::exception&) {
+    return gpu_status().name;
+  }
+}
+
 bool print_device_report(std::ostream& out, bool measure) {
   const GpuStatus& status = gpu_status();
   if (!status.available) {
@@ -156,6 +287,11 @@ bool print_device_report(std::ostream& out, bool measure) {
   out << "shared memory   " << p.sharedMemPerBlock / 1024 << " KiB/block by default, "
       << p.sharedMemPerBlockOptin / 1024 << " KiB/block opt-in, "
       << p.sharedMemPerMultiprocessor / 1024 << " KiB/SM\n";
+  const DeviceLimits& limits = device_limits(0);
+  if (limits.overridden()) {
+    out << "limits          " << limits.source() << ":\n                " << limits.summary()
+        << "\n";
+  }
   out << "CUDA            driver " << driver / 1000 << "." << (driver % 1000) / 10 << ", runtime "
       << runtime / 1000 << "." << (runtime % 1000) / 10 << "\n";
   if (measure) {

@@ -14,6 +14,7 @@
 #include <new>
 #include <thread>
 
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/state.hpp"
@@ -39,7 +40,7 @@ bool usable(const Implementation& implementation) {
 }
 
 std::string describe_device(const Implementation& implementation) {
-  if (implementation.device == Device::gpu) return gpu_status().name;
+  if (implementation.device == Device::gpu) return describe_gpu();
   return "CPU (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
 }
 
@@ -251,6 +252,9 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
     try {
       return finish_stdout(program_name,
                            print_device_report(std::cout, true) ? kExitSuccess : kExitNoGpu);
+    } catch (const InvalidParameter& error) {  // GS_DEVICE_LIMITS
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      return kExitUsage;
     } catch (const std::exception& error) {
       std::cerr << program_name << ": " << error.what() << "\n";
       return kExitFailure;
@@ -268,6 +272,18 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
   const Implementation* chosen =
       select_implementation(implementations, options.implementation, program_name, exit_code);
   if (chosen == nullptr) return exit_code;
+  if (chosen->device == Device::gpu) {
+    try {
+      device_limits();  // a bad GS_DEVICE_LIMITS is refused before any work; an override is
+                        // announced before the first step
+    } catch (const InvalidParameter& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      return kExitUsage;
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      return kExitFailure;
+    }
+  }
 
   std::ostream& report = options.json ? std::cerr : std::cout;
   try {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
 #include "gs/state.hpp"
@@ -231,6 +232,16 @@ class KernelStepper final : public gs::Stepper {
   int pending_steps_ = 0;
 };
 
+// A stepper of the sweep whose blocks fit this GPU (gs::device_limits(): GS_DEVICE_LIMITS
+// counts): at most the threads a block may have, and what the kernel's registers allow. A shape
+// that does not fit is refused before any launch, with the reason.
+std::unique_ptr<gs::Stepper> fitted_stepper(const std::string& name, StepKernel kernel, dim3 block,
+                                            int rows_per_thread) {
+  gs::require_launch_fits(name, reinterpret_cast<const void*>(kernel),
+                          static_cast<int>(block.x * block.y * block.z), 0);
+  return std::make_unique<KernelStepper>(name, kernel, block, rows_per_thread);
+}
+
 gs::Implementation generic(const LaunchShape& shape) {
   const std::string name = shape.name;
   return {name,
@@ -238,9 +249,8 @@ gs::Implementation generic(const LaunchShape& shape) {
           shape.summary,
           gs::Device::gpu,
           [shape, name] {
-            return std::make_unique<KernelStepper>(name, generic_kernel(shape.rows_per_thread),
-                                                   dim3(shape.block_cols, shape.block_rows),
-                                                   shape.rows_per_thread);
+            return fitted_stepper(name, generic_kernel(shape.rows_per_thread),
+                                  dim3(shape.block_cols, shape.block_rows), shape.rows_per_thread);
           },
           true};
 }
@@ -255,10 +265,7 @@ std::vector<gs::Implementation> implementations() {
   all.push_back({"l04-checked-32x8", "04_cuda_kernels",
                  "one thread per cell, a bounds check for every neighbour (the first kernel)",
                  gs::Device::gpu,
-                 [] {
-                   return std::make_unique<KernelStepper>("l04-checked-32x8", checked_step,
-                                                          dim3(32, 8), 1);
-                 },
+                 [] { return fitted_stepper("l04-checked-32x8", checked_step, dim3(32, 8), 1); },
                  true});
   return all;
 }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
 
@@ -80,6 +81,8 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   constexpr int kThreads = kTileCols * kTileRows;
   static_assert(kRowStride >= kHaloCols, "a tile row must hold the tile and its halo");
   static_assert(kThreads <= 1024, "a block has at most 1024 threads");
+  static_assert(2 * kHaloRows * kRowStride * sizeof(float) <= 48 * 1024,
+                "static shared memory: every GPU gives a block 48 KiB, no more");
   __shared__ float u_tile[kHaloRows][kRowStride];
   __shared__ float v_tile[kHaloRows][kRowStride];
   const int origin_row = blockIdx.y * kTileRows;
@@ -184,15 +187,20 @@ class TiledStepper final : public gs::Stepper {
   DeviceArray u_, v_, u_next_, v_next_;
 };
 
+// A tile's block must fit this GPU (gs::device_limits(): GS_DEVICE_LIMITS counts): its threads,
+// its two tiles of shared memory, the kernel's registers; one that does not is refused before any
+// launch, with the reason.
 template <int kTileCols, int kTileRows, int kRowStride>
 gs::Implementation tiled(const std::string& name, const std::string& summary) {
   return {name,
           "05_shared_tiling",
           summary,
           gs::Device::gpu,
-          [] {
-            return std::make_unique<TiledStepper>(tiled_step<kTileCols, kTileRows, kRowStride>,
-                                                  dim3(kTileCols, kTileRows));
+          [name] {
+            const StepKernel kernel = tiled_step<kTileCols, kTileRows, kRowStride>;
+            gs::require_launch_fits(name, reinterpret_cast<const void*>(kernel),
+                                    kTileCols * kTileRows, 0);
+            return std::make_unique<TiledStepper>(kernel, dim3(kTileCols, kTileRows));
           },
           true};
 }

@@ -362,7 +362,7 @@ Tiling plan_tiling(const Grid& g, int out_cols, int steps, int sm_count, int war
 }
 
 struct LaunchShape {
-  int sm_count;
+  int sm_count;      // the device's limits' (gs::device_limits(): GS_DEVICE_LIMITS counts)
   int warps_per_sm;  // wanted; capped at what fits on a multiprocessor
   int threads_per_block;
   float side_cost;  // time per row of a side strip's warp over an inner strip's
@@ -500,10 +500,12 @@ class GpuStepper : public gs::Stepper {
     gs::require_unit_stencil(rates, "lesson 06's steppers");
     if (stream_ == nullptr) {
       GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      int device = 0;
-      GS_CUDA_CHECK(cudaGetDevice(&device));
-      GS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     }
+    // What the plans may count on: this device's limits, or a smaller card's (GS_DEVICE_LIMITS);
+    // the subclass checks that its kernels fit them.
+    const gs::DeviceLimits& limits = gs::device_limits();
+    sm_count_ = limits.multiprocessors;
+    plan_launches(limits);
     GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     forget_graphs();  // they name the old buffers and rates
     fields_.allocate(state.rows, state.cols, stream_);
@@ -601,6 +603,9 @@ class GpuStepper : public gs::Stepper {
   // Enqueues on stream() the launches that advance the state by `steps`; after each launch it
   // calls buffers().swap(), so the next launch reads what this one wrote.
   virtual void enqueue(int steps) = 0;
+  // Fits the launches to the device's `limits` (at every load()): throws
+  // gs::InvalidParameter when a kernel cannot run within them, or picks a smaller plan.
+  virtual void plan_launches(const gs::DeviceLimits& limits) = 0;
 
   cudaStream_t stream() const { return stream_; }
   DeviceFields& buffers() { return fields_; }

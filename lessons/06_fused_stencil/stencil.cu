@@ -28,15 +28,19 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/lesson.hpp"
+#include "launch_fit.hpp"
 
 namespace {
 
@@ -201,6 +205,39 @@ __global__ void __launch_bounds__(kFusedBlockCols* kFusedBlockRows)
 // 3. Several steps per launch in shared memory: the learner's kernel
 // ---------------------------------------------------------------------------------------------
 
+// The learner's kernel made for `steps` (1 <= steps <= kMaxSteps), as the runtime names it.
+template <int kMaxSteps>
+const void* shared_blocking_entry(int steps) {
+  if (steps == kMaxSteps) return reinterpret_cast<const void*>(shared_blocking_kernel<kMaxSteps>);
+  if constexpr (kMaxSteps > 1) return shared_blocking_entry<kMaxSteps - 1>(steps);
+  return nullptr;
+}
+
+// How many steps each launch of the learner's kernel makes on a device with `limits`: the
+// tile's halo grows with the steps, and so does its shared memory, so a block of kBlockingSteps
+// steps may not fit a smaller GPU's 48 KiB (or what GS_DEVICE_LIMITS says) where fewer steps do.
+struct SharedBlockingPlan {
+  int steps_per_launch;         // kBlockingSteps, or fewer where that does not fit; 0: none fits
+  std::int64_t shared_bytes;    // the kernel's static shared memory at that many steps
+  std::string not_at_the_most;  // why kBlockingSteps does not fit, or ""
+};
+
+SharedBlockingPlan plan_shared_blocking(const gs::DeviceLimits& limits) {
+  SharedBlockingPlan plan{0, 0, ""};
+  for (int steps = kBlockingSteps; steps >= 1; --steps) {
+    const gs::KernelResources resources =
+        gs::kernel_resources(shared_blocking_entry<kBlockingSteps>(steps));
+    const std::string problem = gs::launch_problem(limits, resources, kBlockingThreads, 0);
+    if (problem.empty()) {
+      plan.steps_per_launch = steps;
+      plan.shared_bytes = resources.static_shared_bytes;
+      return plan;
+    }
+    if (plan.not_at_the_most.empty()) plan.not_at_the_most = problem;
+  }
+  return plan;
+}
+
 // Launches the learner's kernel made for `steps` (1 <= steps <= kMaxSteps): the step count is a
 // template parameter, so that the tile's size is known when the kernel is compiled.
 template <int kMaxSteps>
@@ -289,12 +326,19 @@ __global__ void __launch_bounds__(kTemporalMaxThreads)
 // 5. Launches and steppers
 // ---------------------------------------------------------------------------------------------
 
+// The kernel made for `steps` (1 <= steps <= kMaxSteps), as the runtime names it.
+template <int kMaxSteps, int kCols>
+const void* temporal_entry(int steps) {
+  if (steps == kMaxSteps) return reinterpret_cast<const void*>(temporal_kernel<kMaxSteps, kCols>);
+  if constexpr (kMaxSteps > 1) return temporal_entry<kMaxSteps - 1, kCols>(steps);
+  return nullptr;
+}
+
+// blocks_per_sm: how many blocks of this kernel an SM holds at once (registers decide; the
+// device's limits may say fewer), asked once per load (TemporalStepper::plan_launches).
 template <int kSteps, int kCols>
 void launch_temporal_exactly(ConstFields in, Fields out, const Grid& g, const Coefficients& c,
-                             const LaunchShape& shape, cudaStream_t stream) {
-  int blocks_per_sm = 0;  // how many blocks of this kernel fit at once (registers decide)
-  GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, temporal_kernel<kSteps, kCols>, shape.threads_per_block, 0));
+                             const LaunchShape& shape, int blocks_per_sm, cudaStream_t stream) {
   const int warps_fit = std::max(1, blocks_per_sm) * (shape.threads_per_block / kWarpSize);
   const Tiling tiling = plan_tiling(g, Strip<kSteps, kCols>::kOutCols, kSteps, shape.sm_count,
                                     std::min(shape.warps_per_sm, warps_fit), shape.side_cost);
@@ -309,11 +353,12 @@ void launch_temporal_exactly(ConstFields in, Fields out, const Grid& g, const Co
 // parameter so that the pyramid's levels unroll into registers.
 template <int kMaxSteps, int kCols>
 void launch_temporal(int steps, ConstFields in, Fields out, const Grid& g, const Coefficients& c,
-                     const LaunchShape& shape, cudaStream_t stream) {
+                     const LaunchShape& shape, const int* blocks_per_sm, cudaStream_t stream) {
   if (steps == kMaxSteps) {
-    launch_temporal_exactly<kMaxSteps, kCols>(in, out, g, c, shape, stream);
+    launch_temporal_exactly<kMaxSteps, kCols>(in, out, g, c, shape, blocks_per_sm[kMaxSteps],
+                                              stream);
   } else if constexpr (kMaxSteps > 1) {
-    launch_temporal<kMaxSteps - 1, kCols>(steps, in, out, g, c, shape, stream);
+    launch_temporal<kMaxSteps - 1, kCols>(steps, in, out, g, c, shape, blocks_per_sm, stream);
   }
 }
 
@@ -323,6 +368,11 @@ class FusedStepper final : public GpuStepper {
   using GpuStepper::GpuStepper;
 
  private:
+  void plan_launches(const gs::DeviceLimits&) override {
+    gs::require_launch_fits("l06-fused", reinterpret_cast<const void*>(fused_step_kernel),
+                            kFusedBlockCols * kFusedBlockRows, 0);
+  }
+
   void enqueue(int steps) override {
     const Grid& g = buffers().grid();
     const dim3 block(kFusedBlockCols, kFusedBlockRows);
@@ -345,15 +395,38 @@ class SharedBlockingStepper final : public GpuStepper {
   using GpuStepper::GpuStepper;
 
  private:
+  // kBlockingSteps per launch where the tile fits a block of this GPU, else fewer (and says so,
+  // once), else a refusal that names what does not fit.
+  void plan_launches(const gs::DeviceLimits& limits) override {
+    const SharedBlockingPlan plan = plan_shared_blocking(limits);
+    if (plan.steps_per_launch == 0) {
+      throw gs::InvalidParameter(
+          "l06-shared-blocking does not fit this GPU even at one step per launch: " +
+          plan.not_at_the_most + " (" + limits.describe() +
+          "); make the tile smaller (kBlockingTileRows, kBlockingTileCols, shared_blocking.cuh)");
+    }
+    if (plan.steps_per_launch < kBlockingSteps) {
+      static std::once_flag said;
+      std::call_once(said, [&] {
+        std::cerr << "l06-shared-blocking: " << plan.steps_per_launch
+                  << " steps per launch instead of " << kBlockingSteps << ": at " << kBlockingSteps
+                  << ", " << plan.not_at_the_most << " (" << limits.describe() << ")\n";
+      });
+    }
+    steps_per_launch_ = plan.steps_per_launch;
+  }
+
   void enqueue(int steps) override {
     for (int done = 0; done < steps;) {
-      const int now = std::min(kBlockingSteps, steps - done);
+      const int now = std::min(steps_per_launch_, steps - done);
       launch_shared_blocking<kBlockingSteps>(now, buffers().current(), buffers().next(),
                                              buffers().grid(), coefficients(), stream());
       buffers().swap();
       done += now;
     }
   }
+
+  int steps_per_launch_ = kBlockingSteps;
 };
 
 // Launches of up to steps_per_launch steps each; a step count that is not a multiple ends with
@@ -371,13 +444,23 @@ class TemporalStepper final : public GpuStepper {
 
  private:
   int vector_columns() const override { return kCols; }
+  // Every kernel's block must fit this GPU; how many of them an SM holds shapes the plan.
+  void plan_launches(const gs::DeviceLimits&) override {
+    for (int steps = 1; steps <= kMaxSteps; ++steps) {
+      const void* kernel = temporal_entry<kMaxSteps, kCols>(steps);
+      gs::require_launch_fits("l06-temporal (" + std::to_string(steps) + " steps per launch)",
+                              kernel, threads_per_block_, 0);
+      blocks_per_sm_[steps] = gs::resident_blocks(kernel, threads_per_block_, 0);
+    }
+  }
 
   void enqueue(int steps) override {
     const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_, side_cost_};
     for (int done = 0; done < steps;) {
       const int now = std::min(steps_per_launch_, steps - done);
       launch_temporal<kMaxSteps, kCols>(now, buffers().current(), buffers().next(),
-                                        buffers().grid(), coefficients(), shape, stream());
+                                        buffers().grid(), coefficients(), shape, blocks_per_sm_,
+                                        stream());
       buffers().swap();
       done += now;
     }
@@ -387,6 +470,7 @@ class TemporalStepper final : public GpuStepper {
   int warps_per_sm_;
   int threads_per_block_;
   float side_cost_;
+  int blocks_per_sm_[kMaxSteps + 1] = {};  // by steps per launch (plan_launches)
 };
 
 // The tuning constants (columns per lane, steps per launch, warps per multiprocessor, threads per
@@ -424,6 +508,11 @@ std::vector<gs::Implementation> implementations() {
        "specialised nine-term kernel, u and v in one pass, one launch per step", gs::Device::gpu,
        [] { return std::make_unique<FusedStepper>(false); }},
   };
+}
+
+SharedBlockingFit shared_blocking_fit(const gs::DeviceLimits& limits) {
+  const SharedBlockingPlan plan = plan_shared_blocking(limits);
+  return {plan.steps_per_launch, kBlockingSteps, plan.shared_bytes, plan.not_at_the_most};
 }
 
 }  // namespace GS_LESSON_NAMESPACE

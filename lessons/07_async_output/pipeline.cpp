@@ -42,6 +42,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
@@ -432,8 +433,7 @@ class Pipeline {
         device_slots_.push_back(std::make_unique<DeviceSlot>());
         device_slots_.back()->snapshot = gs::device_floats(slot_floats);
       }
-      int sms = 1;
-      GS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+      const int sms = gs::device_limits(device_).multiprocessors;  // GS_DEVICE_LIMITS counts
       snapshot_blocks_ = static_cast<unsigned>(
           std::max(1, std::min<int>(sms * 8, static_cast<int>((cells_ + 255) / 256))));
       run_started_ = std::make_unique<Event>();

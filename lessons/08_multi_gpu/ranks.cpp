@@ -39,7 +39,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -53,6 +53,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
@@ -211,20 +212,17 @@ void print_in_rank_order(const std::string& line, int rank, int size) {
   }
 }
 
-// The GPU of this rank: the node-local rank modulo the GPUs it sees. Returns the description.
+// The GPU of this rank: the node-local rank modulo the GPUs it sees. Returns the description,
+// with the limits the plans follow when GS_DEVICE_LIMITS replaces the device's.
 std::string choose_gpu([[maybe_unused]] int local_rank) {
 #if GS_HAVE_CUDA
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return "no GPU";
+  const int count = gs::gpu_status().available ? gs::gpu_status().device_count : 0;
+  if (count == 0) return "no GPU";
   const int device = local_rank % count;
   GS_CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp properties{};
-  GS_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  char bus[32];
-  std::snprintf(bus, sizeof bus, "%04x:%02x:%02x", properties.pciDomainID, properties.pciBusID,
-                properties.pciDeviceID);
-  return "GPU " + std::to_string(device) + " of " + std::to_string(count) + " (" + properties.name +
-         ", bus " + bus + ")";
+  const gs::DeviceLimits& limits = gs::device_limits(device);
+  return "GPU " + std::to_string(device) + " of " + std::to_string(count) + " (" +
+         limits.describe() + ", bus " + limits.pci_bus + ")";
 #else
   return "no GPU (this build has no CUDA)";
 #endif
@@ -398,6 +396,15 @@ class RankSlab {
   // fields that the exchange needs (std::invalid_argument if not), before any rank starts.
   RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport)
       : plan_(plan), transport_(transport), stepper_(implementation.create()) {
+#if GS_HAVE_CUDA
+    if (implementation.device == gs::Device::gpu) {
+      // u and v, now and next, of the extended slab: what a single-GPU stepper holds at least.
+      gs::require_device_memory(
+          "the slab of " + std::to_string(extended_rows()) + " x " + std::to_string(plan.cols) +
+              " cells (halos included)",
+          std::int64_t{4} * extended_rows() * plan.cols * std::int64_t{sizeof(float)});
+    }
+#endif
     stepper_->load(gs::State(extended_rows(), plan_.cols), gs::Rates{});
     if (!stepper_->fields().available()) {
       throw std::invalid_argument("'" + implementation.name +

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gs/device_limits.hpp"
 #include "gs/params.hpp"
 #include "gs/state.hpp"
 
@@ -94,21 +95,30 @@ struct GpuPlan {
   int blocks_per_sm = 0;              // resident: blocks of this shape one SM holds at once
   int sm_count = 0;                   // multiprocessors of the device
   std::int64_t bytes_per_member = 0;  // device memory per member (fields and its F and k)
+  std::string fallback;               // streaming although not asked for: why not resident
   std::string summary;                // one line for the report
 };
 
 // Whether this build has the GPU path (CUDA was found when it was configured).
 bool gpu_compiled();
 
-// The plan for members of rows x cols cells on device 0, for the path asked for. Throws
-// gs::InvalidParameter when the resident path is asked for and a member does not fit (the
-// message says why), std::runtime_error without CUDA or without a usable GPU.
+// The plan for members of rows x cols cells on a device with `limits`, for the path asked for:
+// resident when a member fits one block (shared memory, threads), else streaming, with the
+// reason in `fallback` and the summary. Throws gs::InvalidParameter when the resident path is
+// asked for and a member does not fit, or when no path fits (the message says why). Needs no
+// GPU: blocks_per_sm is the limits' model, without the kernel's registers.
+GpuPlan plan_gpu(int rows, int cols, GpuPath asked, const gs::DeviceLimits& limits);
+
+// The plan for the current device (gs::device_limits(): GS_DEVICE_LIMITS counts), its kernel's
+// registers checked and its occupancy asked of the runtime. Throws as above, and
+// std::runtime_error without CUDA or without a usable GPU.
 GpuPlan plan_gpu(int rows, int cols, GpuPath asked);
 
 // The GPU path with the plan of plan_gpu(rows, cols, path) for the batch given to load().
 std::unique_ptr<BatchStepper> make_gpu_stepper(GpuPath path);
 
-// Free and total memory of device 0 in bytes (cudaMemGetInfo); both 0 without a GPU.
+// Free and total memory of the current device in bytes, within its limits (gs::device_memory():
+// under GS_DEVICE_LIMITS the smaller card's); both 0 without a GPU.
 struct DeviceMemory {
   std::int64_t free = 0;
   std::int64_t total = 0;

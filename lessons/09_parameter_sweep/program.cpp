@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
@@ -285,9 +286,10 @@ double check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int co
     throw Refusal{gs::kExitUsage, message.str()};
   };
   if (gpu) {
-    const DeviceMemory memory = device_memory();
-    const double reserve = 64.0 * (1 << 20);  // kernels' own needs, other allocations
-    refuse("device memory", static_cast<double>(plan.bytes_per_member),
+    const DeviceMemory memory = device_memory();  // within the limits (GS_DEVICE_LIMITS)
+    const double reserve = 64.0 * (1 << 20);      // kernels' own needs, other allocations
+    const std::string where = "device memory (" + gs::describe_gpu() + ")";
+    refuse(where.c_str(), static_cast<double>(plan.bytes_per_member),
            static_cast<double>(memory.free) - reserve);
   }
   const double host_per_member =
@@ -575,7 +577,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     const double startup = clock.seconds();
     std::cout << name << ": " << batch << " members (" << feed.count << " F x " << kill.count
               << " k) of " << c.rows << " x " << c.cols << " cells, " << c.steps << " steps\n"
-              << "  on " << (gpu ? gs::gpu_status().name : std::string("the CPU")) << ": "
+              << "  on " << (gpu ? gs::describe_gpu() : std::string("the CPU")) << ": "
               << stepper->describe() << "\n"
               << std::flush;
     if (!gpu) print_cpu_estimate(static_cast<double>(cells) * batch * c.steps);
@@ -853,7 +855,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     }
     const gs::State seed = gs::initial_state(c.rows, c.cols);
     const double member_cells = static_cast<double>(c.rows) * c.cols;
-    const std::string device_name = gpu ? gs::gpu_status().name : gs::cpu_model();
+    const std::string device_name = gpu ? gs::describe_gpu() : gs::cpu_model();
     std::vector<Measurement> rows;
     gs::InterruptGuard signals;
 

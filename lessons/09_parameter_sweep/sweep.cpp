@@ -9,9 +9,10 @@
 //   CPU        OpenMP over members: one thread takes one member and does all its steps while the
 //              member's cells sit in that core's cache, with lesson 02's branch-free row loop.
 //   GPU        resident: one block per member, the member's u and v in shared memory for many
-//              steps per launch (a 128 x 128 member is 128 KB: it fits in one block's 227 KB);
-//              streaming: one step per launch over every member (blockIdx.z is the member), for
-//              members too large for shared memory.
+//              steps per launch (a 128 x 128 member is 128 KiB: it fits one block of an H100,
+//              227 KiB, not one of a T4, 64 KiB); streaming: one step per launch over every
+//              member (blockIdx.z is the member), for members too large for a block's shared
+//              memory on this GPU (gs::device_limits(), which GS_DEVICE_LIMITS=t4 makes a T4's).
 //
 // The file you edit is member.hpp: where member m's cells and its (F, k) live, the CPU loop over
 // members, and the resident kernel. This file keeps what is not the lesson's idea: the CPU row
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/params.hpp"
 
 #if GS_HAVE_CUDA
@@ -79,14 +81,25 @@ GS_HOST_DEVICE inline void update_cell(float u, float v, float box_u, float box_
   v_next = v + r.dt * (r.diffusion_v * laplacian_v + uvv - (r.feed + r.kill) * v);
 }
 
-#if GS_HAVE_CUDA
 // The resident kernel's budget: at most 1024 threads a block; at 1024 threads a thread has 64
 // registers, room for the new values of 8 rows of u and v beside its window (16 spill to local
 // memory). The plan gives each thread a segment of 1 to 32 rows of one column: the shortest
-// segment whose block has at most 1024 threads.
+// segment whose block has at most 1024 threads (fewer where the device allows fewer).
 constexpr int kMaxResidentThreads = 1024;
-constexpr int kMaxRowsPerPass = 8;
 constexpr int kRowsPerThreadChoices[] = {1, 2, 4, 8, 16, 32};
+
+// Steps one launch of the resident kernel advances. Each launch loads its members from global
+// memory into shared memory and writes them back at the end, so a launch of many steps makes
+// that traffic negligible; the host still gets control back often enough for progress lines.
+constexpr int kStepsPerLaunch = 500;
+
+// The streaming kernel's blocks: 32 x 8 cells, one thread each.
+constexpr int kStreamBlockCols = 32;
+constexpr int kStreamBlockRows = 8;
+constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y and gridDim.z
+
+#if GS_HAVE_CUDA
+constexpr int kMaxRowsPerPass = 8;
 
 // One row of the 3x3 box around (row, col): the centre values and the sums left + centre +
 // right, a cell outside the grid counting 0 (a row outside the grid is all zeros).
@@ -285,11 +298,6 @@ class CpuBatch final : public BatchStepper {
 // ---------------------------------------------------------------------------------------------
 #if GS_HAVE_CUDA
 
-// Steps one launch of the resident kernel advances. Each launch loads its members from global
-// memory into shared memory and writes them back at the end, so a launch of many steps makes
-// that traffic negligible; the host still gets control back often enough for progress lines.
-constexpr int kStepsPerLaunch = 500;
-
 using ResidentKernel = void (*)(float*, float*, const float*, const float*, SharedRates, int, int,
                                 int);
 
@@ -316,10 +324,6 @@ ResidentKernel resident_kernel_for(int rows_per_thread) {
 // The streaming kernel: one step of every member, one thread per cell, blocks of 32 x 8 cells;
 // blockIdx.z is the member. For members too large for shared memory: every step reads and
 // writes the fields in global memory (16 B per cell-update), like lesson 04's kernels.
-constexpr int kStreamBlockCols = 32;
-constexpr int kStreamBlockRows = 8;
-constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y and gridDim.z
-
 __global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
     streaming_kernel(const float* __restrict__ u, const float* __restrict__ v,
                      float* __restrict__ u_next, float* __restrict__ v_next,
@@ -350,12 +354,6 @@ __global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
               member_rates(shared, feed, kill, member), u_next[offset + at], v_next[offset + at]);
 }
 
-std::string bytes_text(std::int64_t bytes) {
-  if (bytes >= (std::int64_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= (std::int64_t{1} << 10)) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " B";
-}
-
 // Device memory that frees itself.
 using DeviceArray = gs::DeviceFloats;
 
@@ -373,6 +371,16 @@ class GpuBatch final : public BatchStepper {
                                  " members per batch (gridDim.z); got " +
                                  std::to_string(state.members));
     }
+    // The previous batch goes first (its fields would count as used in the check below); a
+    // batch that does not fit leaves the stepper empty.
+    synchronize();
+    for (DeviceArray* array : {&u_, &v_, &u_next_, &v_next_, &feed_, &kill_}) array->reset();
+    members_ = rows_ = cols_ = 0;
+    gs::require_device_memory("a batch of " + std::to_string(state.members) + " members of " +
+                                  std::to_string(state.rows) + " x " + std::to_string(state.cols) +
+                                  " cells (" + gs::bytes_text(plan_.bytes_per_member) +
+                                  " per member)",
+                              plan_.bytes_per_member * state.members);
     members_ = state.members;
     rows_ = state.rows;
     cols_ = state.cols;
@@ -399,7 +407,7 @@ class GpuBatch final : public BatchStepper {
   }
 
   void advance(int steps) override {
-    if (steps <= 0) return;
+    if (steps <= 0 || members_ == 0) return;
     if (plan_.path == GpuPath::resident) {
       const ResidentKernel kernel = resident_kernel_for(plan_.rows_per_thread);
       for (int done = 0; done < steps; done += kStepsPerLaunch) {
@@ -523,6 +531,106 @@ int threads_in_for_each_member(int members, int threads) {
   return *std::max_element(team.begin(), team.end());
 }
 
+// ---------------------------------------------------------------------------------------------
+// The launch plan: which kernel, and its shape, for members of a given size on a given device
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// " under the limits of a Tesla T4 (GS_DEVICE_LIMITS=t4)" when the limits are an override's.
+std::string with_limits(const gs::DeviceLimits& limits) {
+  return limits.overridden() ? " under " + limits.source() : "";
+}
+
+std::string resident_summary(const GpuPlan& plan) {
+  return "GPU resident kernel: one block of " + std::to_string(plan.threads_per_block) +
+         " threads per member (" + std::to_string(plan.rows_per_thread) + " rows per thread), " +
+         gs::bytes_text(plan.shared_bytes) + " of shared memory, " +
+         std::to_string(plan.blocks_per_sm) + " block(s) per SM on " +
+         std::to_string(plan.sm_count) + " SMs, " + std::to_string(kStepsPerLaunch) +
+         " steps per launch";
+}
+
+// The streaming plan; `fallback` says why the resident kernel does not take the member ("" when
+// the streaming path was asked for).
+GpuPlan streaming_plan(int rows, int cols, const gs::DeviceLimits& limits,
+                       const std::string& fallback) {
+  if ((rows + kStreamBlockRows - 1) / kStreamBlockRows > kMaxGridY) {
+    throw gs::InvalidParameter("a member of " + std::to_string(rows) +
+                               " rows is too tall for the streaming kernel (at most " +
+                               std::to_string(kMaxGridY * kStreamBlockRows) + " rows)");
+  }
+  if (kStreamBlockCols * kStreamBlockRows > limits.threads_per_block) {
+    throw gs::InvalidParameter(
+        "the streaming kernel's blocks of " + std::to_string(kStreamBlockCols * kStreamBlockRows) +
+        " threads do not fit this GPU: a block may have at most " +
+        std::to_string(limits.threads_per_block) + " threads" + with_limits(limits) +
+        (fallback.empty() ? "" : "; and the resident kernel does not fit either: " + fallback));
+  }
+  GpuPlan plan;
+  plan.path = GpuPath::streaming;
+  plan.sm_count = limits.multiprocessors;
+  plan.bytes_per_member =
+      4 * std::int64_t{rows} * cols * std::int64_t{sizeof(float)} + 2 * sizeof(float);
+  plan.fallback = fallback;
+  plan.summary = "GPU streaming kernel: one step per launch over every member, blocks of " +
+                 std::to_string(kStreamBlockCols) + " x " + std::to_string(kStreamBlockRows) +
+                 " cells, the member in blockIdx.z" +
+                 (fallback.empty() ? "" : " (not resident: " + fallback + ")");
+  return plan;
+}
+
+}  // namespace
+
+GpuPlan plan_gpu(int rows, int cols, GpuPath asked, const gs::DeviceLimits& limits) {
+  const std::int64_t cells = std::int64_t{rows} * cols;
+  const std::int64_t shared_bytes = 2 * cells * std::int64_t{sizeof(float)};
+  const int max_threads = std::min(kMaxResidentThreads, limits.threads_per_block);
+  // The shortest segment whose block fits: the most threads, so the most warps to hide latency.
+  int rows_per_thread = 0;
+  int threads = 0;
+  for (const int k : kRowsPerThreadChoices) {
+    const std::int64_t segments = std::int64_t{cols} * ((rows + k - 1) / k);
+    const std::int64_t warps_of_threads = (segments + 31) / 32 * 32;
+    if (warps_of_threads <= max_threads) {
+      rows_per_thread = k;
+      threads = static_cast<int>(warps_of_threads);
+      break;
+    }
+  }
+  // Why a block cannot hold a member, or "" when it can.
+  std::string why;
+  if (shared_bytes > limits.shared_per_block_optin) {
+    why = "a member needs " + gs::bytes_text(shared_bytes) +
+          " of shared memory, a block may have at most " +
+          gs::bytes_text(limits.shared_per_block_optin);
+  }
+  if (rows_per_thread == 0) {
+    why += (why.empty() ? "" : ", and ") + std::to_string(cols) +
+           " columns need more threads than the " + std::to_string(max_threads) +
+           " of a block (one per column segment)";
+  }
+  if (!why.empty()) why += with_limits(limits);
+  if (asked == GpuPath::resident && !why.empty()) {
+    throw gs::InvalidParameter(
+        "a member of " + std::to_string(rows) + " x " + std::to_string(cols) +
+        " cells does not fit the resident kernel: " + why + "; use the streaming path");
+  }
+  if (asked == GpuPath::streaming || !why.empty()) {
+    return streaming_plan(rows, cols, limits, asked == GpuPath::streaming ? "" : why);
+  }
+  GpuPlan plan;
+  plan.path = GpuPath::resident;
+  plan.sm_count = limits.multiprocessors;
+  plan.rows_per_thread = rows_per_thread;
+  plan.threads_per_block = threads;
+  plan.shared_bytes = shared_bytes;
+  plan.bytes_per_member = 2 * cells * std::int64_t{sizeof(float)} + 2 * sizeof(float);
+  plan.blocks_per_sm = gs::blocks_per_multiprocessor(limits, {}, threads, shared_bytes);
+  plan.summary = resident_summary(plan);
+  return plan;
+}
+
 #if GS_HAVE_CUDA
 
 bool gpu_compiled() {
@@ -531,66 +639,31 @@ bool gpu_compiled() {
 
 GpuPlan plan_gpu(int rows, int cols, GpuPath asked) {
   if (!gs::gpu_status().available) throw std::runtime_error(gs::gpu_status().reason);
-  cudaDeviceProp properties{};
-  GS_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-  const std::int64_t cells = std::int64_t{rows} * cols;
-  GpuPlan plan;
-  plan.sm_count = properties.multiProcessorCount;
-  const std::int64_t shared_bytes = 2 * cells * std::int64_t{sizeof(float)};
-  const std::int64_t shared_limit = static_cast<std::int64_t>(properties.sharedMemPerBlockOptin);
-  // The shortest segment whose block fits: the most threads, so the most warps to hide latency.
-  int rows_per_thread = 0;
-  for (const int k : kRowsPerThreadChoices) {
-    const std::int64_t segments = std::int64_t{cols} * ((rows + k - 1) / k);
-    if (segments <= kMaxResidentThreads) {
-      rows_per_thread = k;
-      break;
+  const gs::DeviceLimits& limits = gs::device_limits();
+  GpuPlan plan = plan_gpu(rows, cols, asked, limits);
+  if (plan.path != GpuPath::resident) return plan;
+  // What the limits alone could not say: whether the kernel's registers fit a block of that
+  // many threads (ptxas decides them), and how many blocks one SM holds.
+  const ResidentKernel kernel = resident_kernel_for(plan.rows_per_thread);
+  const void* entry = reinterpret_cast<const void*>(kernel);
+  const std::string problem = gs::launch_problem(limits, gs::kernel_resources(entry),
+                                                 plan.threads_per_block, plan.shared_bytes);
+  if (!problem.empty()) {
+    const std::string why = "its block of " + std::to_string(plan.threads_per_block) +
+                            " threads does not fit: " + problem + with_limits(limits);
+    if (asked == GpuPath::resident) {
+      throw gs::InvalidParameter(
+          "a member of " + std::to_string(rows) + " x " + std::to_string(cols) +
+          " cells does not fit the resident kernel: " + why + "; use the streaming path");
     }
+    return streaming_plan(rows, cols, limits, why);
   }
-  const bool fits = shared_bytes <= shared_limit && rows_per_thread > 0;
-  if (asked == GpuPath::resident && !fits) {
-    throw gs::InvalidParameter(
-        "a member of " + std::to_string(rows) + " x " + std::to_string(cols) +
-        " cells does not fit the resident kernel: it needs " + bytes_text(shared_bytes) +
-        " of shared memory (this GPU gives a block at most " + bytes_text(shared_limit) + ")" +
-        (rows_per_thread == 0 ? " and at most 1024 columns (one thread per column segment)" : "") +
-        "; use the streaming path");
-  }
-  if (fits && asked != GpuPath::streaming) {
-    plan.path = GpuPath::resident;
-    plan.rows_per_thread = rows_per_thread;
-    const std::int64_t segments =
-        std::int64_t{cols} * ((rows + rows_per_thread - 1) / rows_per_thread);
-    plan.threads_per_block = static_cast<int>((segments + 31) / 32 * 32);
-    plan.shared_bytes = shared_bytes;
-    plan.bytes_per_member = 2 * cells * std::int64_t{sizeof(float)} + 2 * sizeof(float);
-    const ResidentKernel kernel = resident_kernel_for(rows_per_thread);
-    // Above 48 KB a block's dynamic shared memory must be asked for, per kernel; the occupancy
-    // query below and every launch of this kernel then may use it.
-    GS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared_bytes)));
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &plan.blocks_per_sm, kernel, plan.threads_per_block,
-        static_cast<std::size_t>(shared_bytes)));
-    plan.summary = "GPU resident kernel: one block of " + std::to_string(plan.threads_per_block) +
-                   " threads per member (" + std::to_string(rows_per_thread) +
-                   " rows per thread), " + bytes_text(shared_bytes) + " of shared memory, " +
-                   std::to_string(plan.blocks_per_sm) + " block(s) per SM on " +
-                   std::to_string(plan.sm_count) + " SMs, " + std::to_string(kStepsPerLaunch) +
-                   " steps per launch";
-    return plan;
-  }
-  if ((rows + kStreamBlockRows - 1) / kStreamBlockRows > kMaxGridY) {
-    throw gs::InvalidParameter("a member of " + std::to_string(rows) +
-                               " rows is too tall for the streaming kernel (at most " +
-                               std::to_string(kMaxGridY * kStreamBlockRows) + " rows)");
-  }
-  plan.path = GpuPath::streaming;
-  plan.bytes_per_member = 4 * cells * std::int64_t{sizeof(float)} + 2 * sizeof(float);
-  plan.summary = "GPU streaming kernel: one step per launch over every member, blocks of " +
-                 std::to_string(kStreamBlockCols) + " x " + std::to_string(kStreamBlockRows) +
-                 " cells, the member in blockIdx.z" +
-                 (fits ? "" : " (a member does not fit in shared memory)");
+  // Above 48 KiB a block's dynamic shared memory must be asked for, per kernel; the occupancy
+  // query below and every launch of this kernel then may use it.
+  GS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan.shared_bytes)));
+  plan.blocks_per_sm = gs::resident_blocks(entry, plan.threads_per_block, plan.shared_bytes);
+  plan.summary = resident_summary(plan);
   return plan;
 }
 
@@ -599,14 +672,8 @@ std::unique_ptr<BatchStepper> make_gpu_stepper(GpuPath path) {
 }
 
 DeviceMemory device_memory() {
-  DeviceMemory memory;
-  if (!gs::gpu_status().available) return memory;
-  std::size_t free = 0;
-  std::size_t total = 0;
-  GS_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  memory.free = static_cast<std::int64_t>(free);
-  memory.total = static_cast<std::int64_t>(total);
-  return memory;
+  const gs::DeviceMemory memory = gs::device_memory();
+  return {memory.free, memory.total};
 }
 
 #else  // no CUDA: the GPU path is not there, and says so
