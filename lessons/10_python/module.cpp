@@ -125,63 +125,51 @@ std::string with_keywords(std::string message) {
   return message;
 }
 
-// A number as `std::ostream << value` writes it by default (printf's %g: six significant digits).
-std::string as_printed(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-// The programs' checks of a grid and its rates (gs::find_problems, common/src/params.cpp): the
-// same checks, in the same order, with the same messages, which the suite compares with
-// gray_scott's. Written again here without std::ostringstream: on the course's GPU machine,
-// formatting these messages through common/'s ostringstream crashed the interpreter once CUDA
-// had started in it (tests/test_lesson10.py, TestParameters), which the programs never do.
-std::vector<std::string> problems_of(int rows, int cols, const gs::Rates& rates) {
-  std::vector<std::string> problems;
-  for (const auto& [flag, count] : {std::pair{"-r/--nbrow", rows}, {"-c/--nbcol", cols}}) {
-    if (count < 1) {
-      problems.push_back(std::string(flag) + " must be at least 1 (got " + std::to_string(count) +
-                         ")");
-    }
-  }
-  const std::pair<const char*, float> positive[] = {{"-k/--killrate", rates.kill},
-                                                    {"-f/--feedrate", rates.feed},
-                                                    {"-t/--deltat", rates.dt},
-                                                    {"-u/--diffusion-u", rates.diffusion_u},
-                                                    {"-v/--diffusion-v", rates.diffusion_v}};
-  for (const auto& [flag, value] : positive) {
-    if (!std::isfinite(value) || value <= 0.0f) {
-      problems.push_back(std::string(flag) + " must be a finite number greater than 0 (got " +
-                         as_printed(value) + ")");
-    }
-  }
-  if (rates.dt > 0.0f && rates.diffusion_u > 0.0f && rates.diffusion_v > 0.0f) {
-    const float fastest = std::max(rates.diffusion_u, rates.diffusion_v);
-    const double product = double{rates.dt} * double{fastest};
-    if (product > gs::kStabilityLimit * (1.0 + 1e-6)) {
-      problems.push_back(
-          "-t/--deltat is unstable: dt * max(Du, Dv) must be at most 1/6 for explicit Euler with "
-          "this stencil (got " +
-          as_printed(rates.dt) + " * " + as_printed(fastest) + " = " + as_printed(product) +
-          "); lower -t, -u or -v");
-    }
-  }
-  const std::int64_t cells = std::int64_t{rows} * cols;
-  if (rows >= 1 && cols >= 1 && cells > gs::kMaxCells) {
-    problems.push_back("-r/--nbrow x -c/--nbcol must be at most " + std::to_string(gs::kMaxCells) +
-                       " cells (got " + std::to_string(cells) + ")");
-  }
-  return problems;
-}
+// The keywords' values as the programs' flags take them: a number float32 holds (common's
+// float32_problem(), the check of every rate flag: "--feedrate: 1e39 is too large for float32
+// ..."), then the programs' checks of the grid and the rates (gs::find_problems,
+// common/src/params.cpp), with the same messages, which the suite compares with gray_scott's.
+struct Keyword {
+  const char* flag;
+  double value;
+};
 
 // Refuses a grid or rates the programs refuse, with their messages (ValueError).
-void validate(int rows, int cols, const gs::Rates& rates) {
-  const std::vector<std::string> problems = problems_of(rows, cols, rates);
+void validate(int rows, int cols, const Keyword (&rates)[5]) {
+  std::vector<std::string> problems;
+  for (const Keyword& rate : rates) {
+    const std::string problem = gs::float32_problem(rate.value);
+    if (!problem.empty()) {
+      problems.push_back(std::string(rate.flag) + ": " +
+                         py::str(py::float_(rate.value)).cast<std::string>() + " " + problem);
+    }
+  }
+  if (problems.empty()) {
+    gs::Params params;
+    params.rows = rows;
+    params.cols = cols;
+    params.rates.kill = static_cast<float>(rates[0].value);
+    params.rates.feed = static_cast<float>(rates[1].value);
+    params.rates.dt = static_cast<float>(rates[2].value);
+    params.rates.diffusion_u = static_cast<float>(rates[3].value);
+    params.rates.diffusion_v = static_cast<float>(rates[4].value);
+    problems = gs::find_problems(params);
+  }
   if (problems.empty()) return;
   std::string message = "invalid parameters:";
   for (const std::string& problem : problems) message += "\n  " + with_keywords(problem);
   throw gs::InvalidParameter(message);
+}
+
+// The grid alone (initial_state(), random_state()).
+void validate(int rows, int cols) {
+  const gs::Rates defaults;
+  validate(rows, cols,
+           {{"-k/--killrate", defaults.kill},
+            {"-f/--feedrate", defaults.feed},
+            {"-t/--deltat", defaults.dt},
+            {"-u/--diffusion-u", defaults.diffusion_u},
+            {"-v/--diffusion-v", defaults.diffusion_v}});
 }
 
 const std::vector<gs::Implementation>& registry() {
@@ -595,15 +583,20 @@ std::string name_of(const py::object& implementation) {
 // What Simulation(...) and Stepper(...) do: check the grid and the rates, choose the
 // implementation, then make the object (which loads the initial condition).
 template <typename Made>
-std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation, float feed,
-                           float kill, float dt, float du, float dv) {
+std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation, double feed,
+                           double kill, double dt, double du, double dv) {
+  validate(rows, cols,
+           {{"-k/--killrate", kill},
+            {"-f/--feedrate", feed},
+            {"-t/--deltat", dt},
+            {"-u/--diffusion-u", du},
+            {"-v/--diffusion-v", dv}});
   gs::Rates rates;
-  rates.feed = feed;
-  rates.kill = kill;
-  rates.dt = dt;
-  rates.diffusion_u = du;
-  rates.diffusion_v = dv;
-  validate(rows, cols, rates);
+  rates.feed = static_cast<float>(feed);
+  rates.kill = static_cast<float>(kill);
+  rates.dt = static_cast<float>(dt);
+  rates.diffusion_u = static_cast<float>(du);
+  rates.diffusion_v = static_cast<float>(dv);
   const gs::Implementation& chosen = choose(name_of(implementation));
   return std::make_unique<Made>(rows, cols, chosen, rates);
 }
@@ -749,14 +742,14 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
   module.def(
       "initial_state",
       [](int rows, int cols) {
-        validate(rows, cols, gs::Rates{});
+        validate(rows, cols);
         return as_numpy(gs::initial_state(rows, cols));
       },
       py::arg("rows"), py::arg("cols"), "(u, v): the course's initial condition");
   module.def(
       "random_state",
       [](int rows, int cols, std::uint64_t seed) {
-        validate(rows, cols, gs::Rates{});
+        validate(rows, cols);
         return as_numpy(gs::random_state(rows, cols, seed));
       },
       py::arg("rows"), py::arg("cols"), py::arg("seed"),
