@@ -2,11 +2,11 @@
 // (every halo row must hold its neighbour's row afterwards), then whole runs with 1, 2 and 3
 // ranks (rows that divide and rows that do not) whose frames must equal the reference's, a
 // decomposition too fine for its halo refused with its message, the benchmark's CSV, and the
-// same on GPU ranks. Then the ranks agreeing and failing together: every refusal before the first step (the output path,
-// the room, --halo, ranks started with different arguments) and every failure during the run (a
-// write error on the writer rank, a divergence, a signal to one rank, Ctrl-C to mpirun) must end
-// every rank with one message and one exit code, no partial file left, the previous file kept.
-// Each runs under `timeout`, so that a hang fails instead of blocking.
+// same on GPU ranks. Then the ranks agreeing and failing together: every refusal before the first
+// step (the output path, the room, --halo, ranks started with different arguments) and every
+// failure during the run (a write error on the writer rank, a divergence, a signal to one rank,
+// Ctrl-C to mpirun) must end every rank with one message and one exit code, no partial file left,
+// the previous file kept. Each runs under `timeout`, so that a hang fails instead of blocking.
 // mpirun as root is allowed through OpenMPI's environment variables set here, never by changing
 // the user's command; oversubscription too (CI has 2 cores, the tests start up to 8 ranks).
 #include <gtest/gtest.h>

@@ -1051,7 +1051,8 @@ TEST(Program, OutOfMemoryNamesThePictureNotTheMembers) {
       << outcome.output;
   const bool named =
       outcome.output.find("out of memory for the map's picture, ") != std::string::npos ||
-      outcome.output.find("the map of 255 x 257 members in tiles of 128 pixels (--tile) would be ") !=
+      outcome.output.find(
+          "the map of 255 x 257 members in tiles of 128 pixels (--tile) would be ") !=
           std::string::npos;
   EXPECT_TRUE(named) << outcome.output;
   expect_no_file_left(png);
