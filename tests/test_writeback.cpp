@@ -93,9 +93,9 @@ gs::FrameWriterOptions with_writeback(std::int64_t bytes_in_flight) {
 // Writes every frame of @p params through a FrameWriter made with @p options, commits, and
 // returns what its writeback did. @p after_frames runs once every frame is written, before the
 // commit.
-gs::WritebackStats write_frames(const gs::Params& params, const gs::FrameWriterOptions& options,
-                                const std::function<void(const gs::FrameWriter&)>& after_frames =
-                                    nullptr) {
+gs::WritebackStats write_frames(
+    const gs::Params& params, const gs::FrameWriterOptions& options,
+    const std::function<void(const gs::FrameWriter&)>& after_frames = nullptr) {
   gs::FrameWriter writer(params.output, params, "writeback-test", options);
   for (int f = 0; f < params.frames; ++f) writer.write_frame(f, frame_values(params, f).data());
   if (after_frames) after_frames(writer);
@@ -292,9 +292,7 @@ TEST(Writeback, ADiskErrorFailsTheWriteAndKeepsThePreviousFile) {
 // condition for the page-cache test below, checked on a probe file first.
 bool drops_clean_pages(const std::string& dir) {
   const std::string probe = dir + "/probe";
-  {
-    std::ofstream(probe, std::ios::binary) << std::string(1 << 20, 'p');
-  }
+  { std::ofstream(probe, std::ios::binary) << std::string(1 << 20, 'p'); }
   const int descriptor = ::open(probe.c_str(), O_RDONLY | O_CLOEXEC);
   if (descriptor < 0) return false;
   ::fdatasync(descriptor);
@@ -334,9 +332,7 @@ TEST(Residency, CountsThePagesOfAFileInMemoryAndRefusesWhatIsNotAFile) {
   EXPECT_EQ(gs::resident_pages(empty).pages, 0);
   EXPECT_EQ(gs::resident_pages(empty).share(), 0.0);
   const std::string written = dir + "/written";
-  {
-    std::ofstream(written, std::ios::binary) << std::string(3 * 4096 + 1, 'w');
-  }
+  { std::ofstream(written, std::ios::binary) << std::string(3 * 4096 + 1, 'w'); }
   const gs::Residency residency = gs::resident_pages(written);  // just written: in memory
   EXPECT_EQ(residency.pages, 4);
   EXPECT_EQ(residency.resident, 4);
