@@ -163,6 +163,31 @@ TEST(Output, TheReportShowsTheFlushOrItsAbsence) {
       << unflushed.output;
 }
 
+TEST(Output, TheReportSaysHowLongTheDiskTookAndWhetherFramesWereWrittenBack) {
+  const std::string path = fresh_directory("disk_time") + "/out.h5";
+  const std::string run_with_output = kSmallRun + " -o " + path;
+  const Outcome durable = run(run_with_output);
+  ASSERT_EQ(durable.exit_code, 0) << durable.output;
+  // On a disk: "writeback     per frame, ..."; on tmpfs "writeback     off (tmpfs ...)".
+  EXPECT_NE(durable.output.find("  writeback     "), std::string::npos) << durable.output;
+  EXPECT_NE(durable.output.find(" s wall waiting for the disk ("), std::string::npos)
+      << durable.output;
+  const Outcome compared = run(run_with_output + " --no-writeback");
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("writeback     off (--no-writeback"), std::string::npos)
+      << compared.output;
+  const Outcome fast = run(run_with_output + " --no-fsync");
+  ASSERT_EQ(fast.exit_code, 0) << fast.output;
+  EXPECT_EQ(fast.output.find("waiting for the disk"), std::string::npos) << fast.output;
+  const Outcome json = run(run_with_output + " --json", true);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* key : {"\"flush_seconds\":", "\"writeback\":\"", "\"writeback_wait_seconds\":",
+                          "\"writeback_start_seconds\":", "\"writeback_budget_bytes\":67108864",
+                          "\"disk_wait_seconds\":"}) {
+    EXPECT_NE(json.output.find(key), std::string::npos) << key << " in " << json.output;
+  }
+}
+
 TEST(ExitCodes, JsonThatCannotBeWrittenFails) {
   // stdout is a file under a size limit of 0 blocks: every write fails (EFBIG), as on a full
   // disk. The program ignores SIGXFSZ itself, so the failed write is an error, not a kill.

@@ -16,6 +16,7 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "gs/report.hpp"
 #include "process.hpp"
 
 namespace {
@@ -233,6 +234,49 @@ TEST(Benchmark, AMarkdownOrCsvFileThatCannotBeWrittenFails) {
   }
   const Outcome fine = run(benchmark + " --markdown " + dir + "/table.md --csv " + dir + "/t.csv");
   EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
+TEST(Benchmark, EndToEndWithFsyncMeasuresTheDisksOwnWriteThreeWaysAndTheResidency) {
+  const std::string dir = fresh("end_to_end");
+  fs::create_directories(dir);
+  const std::string csv = dir + "/rows.csv";
+  const Outcome outcome = run(std::string(GS_BENCHMARK) + " -r 64 -c 96 -n 6 -e 1 --impl " +
+                              "reference --end-to-end " + dir + " --fsync --csv " + csv);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const char* text :
+       {"write(2) a frame at a time, then fsync", "writeback per frame (sync_file_range",
+        "O_DIRECT, 4096-byte aligned, then fsync", "(the fastest)", "| wall / disk |",
+        "in the page cache after", "of which waiting for the disk"}) {
+    EXPECT_NE(outcome.output.find(text), std::string::npos) << text << " in " << outcome.output;
+  }
+  std::ifstream rows(csv);
+  std::string header;
+  std::getline(rows, header);
+  EXPECT_EQ(header, gs::kMeasurementColumns) << "the schema of the measurement files";
+  std::string text((std::istreambuf_iterator<char>(rows)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("reference,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nraw write of the same bytes,disk,cpu,end-to-end-fsync,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("raw write of the same bytes with writeback per frame,disk,cpu,"),
+            std::string::npos)
+      << text;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path(), fs::path(csv)) << "left behind: " << entry.path();
+  }
+}
+
+TEST(Benchmark, ResidentSaysHowMuchOfAFileIsInThePageCache) {
+  const std::string path = fresh("resident.bin");
+  std::ofstream(path, std::ios::binary) << std::string(2 * 4096, 'r');
+  const Outcome outcome = run(std::string(GS_BENCHMARK) + " --resident " + path);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find(path + ": 2 of 2 pages in the page cache (100 %)"),
+            std::string::npos)
+      << outcome.output;
+  const Outcome missing = run(std::string(GS_BENCHMARK) + " --resident " + path + ".missing");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("cannot open"), std::string::npos) << missing.output;
 }
 
 // gs_benchmark's files follow common/'s output rules (gs/output_file.hpp).

@@ -2,6 +2,7 @@
 // compute only, and the table compares them. Speed is measured here, never in a test.
 #include "gs/benchmark.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -9,12 +10,15 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <new>
 #include <sstream>
 #include <thread>
 
@@ -119,29 +123,140 @@ int write_reports(const std::string& program_name, const std::string& markdown_p
   return status;
 }
 
-// Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, with
-// write(2), then fsync(2) if asked, and deletes it: the disk's own speed for the output, the
+// ---------------------------------------------------------------------------------------------
+// The end-to-end mode: the program with its output, against the disk's own write of the same bytes
+
+// How a raw write of the same bytes goes to the disk: the yardsticks of the end-to-end mode.
+enum class RawWrite {
+  plain,      // write(2) a frame at a time into the page cache, then fsync: the whole drain at the
+              // end (what the program did before it wrote back per frame)
+  writeback,  // the same, with each frame's writeback started as it is written, waited for a few
+              // frames later and dropped from the page cache (OutputFile::written(), as the
+              // program's writer does), then fsync
+  direct,     // O_DIRECT: from an aligned buffer straight to the disk, no page cache; the last
+              // partial block written through the page cache; then fsync (for the metadata)
+};
+
+constexpr RawWrite kRawWrites[] = {RawWrite::plain, RawWrite::writeback, RawWrite::direct};
+
+std::string describe(RawWrite how, bool flush) {
+  const std::string then = flush ? ", then fsync" : "";
+  switch (how) {
+    case RawWrite::plain:
+      return "write(2) a frame at a time" + then;
+    case RawWrite::writeback:
+      return "writeback per frame (sync_file_range, at most " +
+             std::to_string(kWritebackBytesInFlight >> 20) + " MiB in flight)" + then;
+    case RawWrite::direct:
+      return "O_DIRECT, 4096-byte aligned" + then;
+  }
+  return "";
+}
+
+// The CSV row's name of each (the first is the name rows had before the other two existed).
+std::string csv_name(RawWrite how) {
+  switch (how) {
+    case RawWrite::plain:
+      return "raw write of the same bytes";
+    case RawWrite::writeback:
+      return "raw write of the same bytes with writeback per frame";
+    case RawWrite::direct:
+      return "raw write of the same bytes with O_DIRECT";
+  }
+  return "";
+}
+
+struct RawResult {
+  bool measured = false;
+  std::string not_measured;  // why, when it was not (O_DIRECT refused by the file system)
+  double seconds = 0.0;
+  double resident = 0.0;      // share of the file in the page cache once written (and flushed)
+  std::string writeback_off;  // why the writeback per frame turned itself off (tmpfs), if it did
+};
+
+// An aligned buffer for O_DIRECT (and the others, alike), freed by free().
+struct AlignedFree {
+  void operator()(char* pointer) const { std::free(pointer); }
+};
+
+constexpr std::size_t kDirectAlignment = 4096;  // covers 512- and 4096-byte logical blocks
+
+// Writes `bytes` bytes in chunks of `chunk` (one frame) to a new file in `directory`, the way
+// `how` says, then fsync(2) if asked, and deletes it: the disk's own speed for the output, the
 // yardstick of the end-to-end mode. The file is an OutputFile that is never committed (its
-// temporary file, of a name of its own, is deleted on any failure or signal). Returns the
-// seconds from the first write to the end of the flush.
-double raw_write_seconds(const std::string& directory, std::int64_t bytes, std::size_t chunk,
-                         bool flush) {
-  OutputFile file((std::filesystem::path(directory) / "gs_benchmark_raw_write").string(),
-                  OutputOptions("--end-to-end"));
-  std::vector<char> buffer(std::max<std::size_t>(chunk, 1), 'g');
+// temporary file, of a name of its own, is deleted on any failure or signal). Returns the seconds
+// from the first write to the end of the flush, and the share of the file then in the page cache.
+RawResult raw_write(const std::string& directory, std::int64_t bytes, std::size_t chunk, bool flush,
+                    RawWrite how) {
+  RawResult result;
+  OutputOptions options("--end-to-end");
+  options.writeback_bytes = how == RawWrite::writeback ? kWritebackBytesInFlight : 0;
+  bool direct_refused = false;
+  const OutputFile::Create create = [how, &direct_refused](const std::string& temporary) {
+    if (how != RawWrite::direct) return OutputFile::create_plain(temporary);
+    const int descriptor = ::open(
+        temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_DIRECT, 0666);
+    direct_refused = descriptor < 0 && errno == EINVAL;  // tmpfs, for one
+    return descriptor;
+  };
+  std::unique_ptr<OutputFile> file;
+  try {
+    file = std::make_unique<OutputFile>(
+        (std::filesystem::path(directory) / "gs_benchmark_raw_write").string(), options, create);
+  } catch (const OutputError&) {
+    if (!direct_refused) throw;
+    result.not_measured = "this file system refuses O_DIRECT";
+    return result;
+  }
+  // One frame, or for O_DIRECT the largest whole number of blocks in a frame (at least one).
+  const std::size_t piece =
+      how == RawWrite::direct
+          ? std::max(kDirectAlignment, chunk / kDirectAlignment * kDirectAlignment)
+          : std::max<std::size_t>(chunk, 1);
+  void* memory = nullptr;
+  if (::posix_memalign(&memory, kDirectAlignment,
+                       (piece + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment) != 0) {
+    throw std::bad_alloc();
+  }
+  const std::unique_ptr<char, AlignedFree> buffer(static_cast<char*>(memory));
+  std::memset(buffer.get(), 'g', piece);
   Stopwatch clock;
+  std::int64_t offset = 0;
   for (std::int64_t left = bytes; left > 0;) {
-    const std::size_t now = static_cast<std::size_t>(std::min<std::int64_t>(left, buffer.size()));
-    file.write(buffer.data(), now);
+    std::size_t now = static_cast<std::size_t>(std::min<std::int64_t>(left, piece));
+    if (how == RawWrite::direct) {
+      if (now >= kDirectAlignment) {
+        now = now / kDirectAlignment * kDirectAlignment;
+      } else {
+        // The tail, shorter than a block: O_DIRECT cannot write it; the page cache can.
+        const int flags = ::fcntl(file->descriptor(), F_GETFL);
+        if (flags < 0 || ::fcntl(file->descriptor(), F_SETFL, flags & ~O_DIRECT) != 0) {
+          throw OutputError(
+              "raw write of '" + file->temporary_path() +
+              "': cannot turn O_DIRECT off for the last partial block: " + std::strerror(errno));
+        }
+      }
+    }
+    const int error = file->write_noexcept(buffer.get(), now);
+    if (error == EINVAL && how == RawWrite::direct && offset == 0) {
+      result.not_measured = "this file system refuses O_DIRECT writes of 4096-byte blocks";
+      return result;  // the OutputFile deletes its file
+    }
+    if (error != 0) file->throw_write_error(error);
+    file->written(offset, static_cast<std::int64_t>(now));  // nothing unless `writeback`
+    offset += static_cast<std::int64_t>(now);
     left -= static_cast<std::int64_t>(now);
   }
-  if (flush && ::fsync(file.descriptor()) != 0) {
-    throw OutputError("raw write of '" + file.temporary_path() +
-                      "': fsync failed: " + std::strerror(errno));
+  if (flush) file->flush();
+  result.seconds = clock.seconds();
+  result.measured = true;
+  if (file->writeback().requested && !file->writeback().active) {
+    result.writeback_off = file->writeback().off_because;
   }
-  const double seconds = clock.seconds();
-  file.abandon();  // deletes it
-  return seconds;
+  result.resident = resident_pages(file->temporary_path()).share();
+  drop_from_page_cache(file->temporary_path());  // the next run starts without these pages
+  file->abandon();                               // deletes it
+  return result;
 }
 
 // The file each run of the end-to-end mode writes in `directory` (deleted after the run).
@@ -149,22 +264,68 @@ std::string end_to_end_output(const std::string& directory) {
   return (std::filesystem::path(directory) / "gs_benchmark_end_to_end.h5").string();
 }
 
+// One raw write, before and after the program.
+struct Baseline {
+  RawWrite how = RawWrite::plain;
+  RawResult before;
+  RawResult after;
+  bool measured() const { return before.measured && after.measured; }
+  double mean() const { return 0.5 * (before.seconds + after.seconds); }
+};
+
 struct EndToEndRow {
   const Implementation* implementation = nullptr;
   RunResult result;
-  double raw_before = 0.0;
-  double raw_after = 0.0;
+  double resident = 0.0;  // share of the program's output in the page cache after the run
+  std::vector<Baseline> baselines;
+  // The fastest baseline measured before and after: the disk's own (durable) write.
+  const Baseline* floor() const {
+    const Baseline* fastest = nullptr;
+    for (const Baseline& baseline : baselines) {
+      if (baseline.measured() && (fastest == nullptr || baseline.mean() < fastest->mean())) {
+        fastest = &baseline;
+      }
+    }
+    return fastest;
+  }
 };
 
+std::string percent(double share) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(share < 0.1 && share > 0.0 ? 1 : 0) << 100.0 * share
+       << " %";
+  return text.str();
+}
+
+// Runs one raw write and says so on stderr.
+RawResult timed_raw_write(const std::string& directory, const Params& params, std::size_t chunk,
+                          bool flush, RawWrite how) {
+  std::cerr << "  raw write of " << si(static_cast<double>(params.output_bytes()), "B") << ", "
+            << describe(how, flush) << " ..." << std::flush;
+  const RawResult result = raw_write(directory, params.output_bytes(), chunk, flush, how);
+  if (result.measured) {
+    std::cerr << " " << std::fixed << std::setprecision(3) << result.seconds << " s, "
+              << percent(result.resident) << " in the page cache after\n";
+  } else {
+    std::cerr << " not measured: " << result.not_measured << "\n";
+  }
+  return result;
+}
+
 // The end-to-end mode: each implementation through the frame loop, output in `directory`,
-// between two raw writes of the same bytes to the same directory.
+// between raw writes of the same bytes to the same directory (with `flush`: three kinds, in
+// mirrored order before and after, so that a drift of the disk's speed weighs alike on each).
 int run_end_to_end(const std::vector<const Implementation*>& selected, const Params& params,
-                   const std::string& directory, bool flush, const FrameLoop& loop,
+                   const std::string& directory, bool flush, bool writeback, const FrameLoop& loop,
                    const std::string& program_name, const std::string& header,
                    const std::string& markdown_path, const std::string& csv_path,
                    const std::string& date, const std::string& commit) {
   std::vector<EndToEndRow> rows;
   const std::size_t frame_bytes = static_cast<std::size_t>(params.cells()) * sizeof(float);
+  // Without fsync only the page cache is measured: one raw write, as the program does it.
+  const std::vector<RawWrite> kinds =
+      flush ? std::vector<RawWrite>(std::begin(kRawWrites), std::end(kRawWrites))
+            : std::vector<RawWrite>{RawWrite::plain};
   for (const Implementation* impl : selected) {
     EndToEndRow row;
     row.implementation = impl;
@@ -172,17 +333,22 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
     options.params = params;
     options.params.output = end_to_end_output(directory);
     options.fsync = flush;
+    options.writeback = writeback;
     try {
-      std::cerr << "  raw write of " << si(static_cast<double>(params.output_bytes()), "B")
-                << " ..." << std::flush;
-      row.raw_before = raw_write_seconds(directory, params.output_bytes(), frame_bytes, flush);
-      std::cerr << " " << std::fixed << std::setprecision(3) << row.raw_before << " s\n  running "
-                << impl->name << " with output ..." << std::flush;
+      for (const RawWrite how : kinds) {
+        row.baselines.push_back(
+            {how, timed_raw_write(directory, params, frame_bytes, flush, how), RawResult()});
+      }
+      std::cerr << "  running " << impl->name << " with output ..." << std::flush;
       row.result = loop.run(*impl, options);
+      row.resident = resident_pages(options.params.output).share();
+      drop_from_page_cache(options.params.output);
       std::filesystem::remove(options.params.output);
-      std::cerr << " " << row.result.seconds << " s\n  raw write again ..." << std::flush;
-      row.raw_after = raw_write_seconds(directory, params.output_bytes(), frame_bytes, flush);
-      std::cerr << " " << row.raw_after << " s\n";
+      std::cerr << " " << std::fixed << std::setprecision(3) << row.result.seconds << " s, "
+                << percent(row.resident) << " in the page cache after\n";
+      for (auto baseline = row.baselines.rbegin(); baseline != row.baselines.rend(); ++baseline) {
+        baseline->after = timed_raw_write(directory, params, frame_bytes, flush, baseline->how);
+      }
     } catch (const std::exception& error) {
       std::error_code ignored;
       std::filesystem::remove(options.params.output, ignored);
@@ -195,21 +361,69 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
   table << "\nEnd to end, output to " << directory
         << (flush ? ", flushed (fsync) on both sides" : ", not flushed (no fsync) on either side")
         << "\n\n";
-  table << "| implementation | wall s | start-up s | compute s | copy s | write s | flush s | "
-           "waits | raw write s (before, after) | wall / raw |\n";
-  table << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  table << "| implementation | wall s | start-up s | compute s | copy s | write s | "
+        << (flush ? "of which waiting for the disk s | flush s | " : "") << "waits | "
+        << (flush ? "in the page cache after | disk's own write s (the fastest below) | wall / disk"
+                  : "raw write s (before, after) | wall / raw")
+        << " |\n";
+  table << "|---|---:|---:|---:|---:|---:|" << (flush ? "---:|---:|" : "") << "---:|---:|---:|"
+        << (flush ? "---:|" : "") << "\n";
   for (const EndToEndRow& row : rows) {
     const RunResult& r = row.result;
-    const double raw = 0.5 * (row.raw_before + row.raw_after);
     table << "| " << row.implementation->name << " | " << std::fixed << std::setprecision(3)
           << r.seconds << " | " << r.startup_seconds << " | " << r.compute_seconds << " | "
-          << r.copy_seconds << " | " << r.write_seconds << " | " << r.flush_seconds << " | "
-          << r.waits << " | " << row.raw_before << ", " << row.raw_after << " | "
-          << std::setprecision(2) << (raw > 0 ? r.seconds / raw : 0.0) << " |\n";
+          << r.copy_seconds << " | " << r.write_seconds << " | ";
+    if (flush) {
+      table << r.writeback.wait_seconds << (r.writeback.active ? "" : " (no writeback)") << " | "
+            << r.flush_seconds << " | " << r.waits << " | " << percent(row.resident) << " | ";
+      const Baseline* floor = row.floor();
+      if (floor != nullptr) {
+        table << std::setprecision(3) << floor->mean() << " | " << std::setprecision(2)
+              << r.seconds / floor->mean() << " |\n";
+      } else {
+        table << "- | - |\n";
+      }
+    } else {
+      const Baseline& raw = row.baselines.front();
+      table << r.waits << " | " << raw.before.seconds << ", " << raw.after.seconds << " | "
+            << std::setprecision(2) << (raw.mean() > 0 ? r.seconds / raw.mean() : 0.0) << " |\n";
+    }
   }
-  table << "\nwall / raw: the program's wall time over the mean of the two raw writes of the same "
-           "bytes (write(2) of one frame at a time"
-        << (flush ? ", then fsync" : "") << ").\n";
+  if (flush) {
+    table << "\nThe disk's own durable write of the same " +
+                 si(static_cast<double>(params.output_bytes()), "B")
+          << " to the same directory, one frame at a time, before and after each program (in "
+             "mirrored order); the fastest mean is the disk's own write above:\n\n";
+    table
+        << "| implementation | raw write | before s | after s | mean s | rate | in the page cache "
+           "after |\n";
+    table << "|---|---|---:|---:|---:|---:|---:|\n";
+    for (const EndToEndRow& row : rows) {
+      for (const Baseline& baseline : row.baselines) {
+        table << "| " << row.implementation->name << " | " << describe(baseline.how, flush)
+              << (baseline.before.writeback_off.empty()
+                      ? std::string()
+                      : " (writeback off here: " + baseline.before.writeback_off + ")")
+              << (&baseline == row.floor() ? " (the fastest)" : "") << " | ";
+        if (!baseline.measured()) {
+          table << "not measured: "
+                << (baseline.before.measured ? baseline.after : baseline.before).not_measured
+                << " | | | | |\n";
+          continue;
+        }
+        table << std::fixed << std::setprecision(3) << baseline.before.seconds << " | "
+              << baseline.after.seconds << " | " << baseline.mean() << " | "
+              << si(static_cast<double>(params.output_bytes()) / baseline.mean(), "B/s") << " | "
+              << percent(baseline.after.resident) << " |\n";
+      }
+    }
+    table << "\nwall / disk: the program's wall time over the disk's own durable write of the same "
+             "bytes. In the page cache after: the share of the file's pages still in memory once "
+             "it was complete (mincore), before it was deleted.\n";
+  } else {
+    table << "\nwall / raw: the program's wall time over the mean of the two raw writes of the "
+             "same bytes (write(2) of one frame at a time).\n";
+  }
   std::cout << table.str() << std::flush;
   std::function<void()> append_csv_rows;
   if (!csv_path.empty()) {
@@ -225,9 +439,12 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
               << "," << std::setprecision(6) << row.result.seconds << ","
               << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
               << device_name << "," << date << "," << commit << "\n";
-        lines << "raw write of the same bytes,disk,cpu," << kind << "," << std::setprecision(6)
-              << 0.5 * (row.raw_before + row.raw_after) << ",0,0,false," << directory << "," << date
-              << "," << commit << "\n";
+        for (const Baseline& baseline : row.baselines) {
+          if (!baseline.measured()) continue;
+          lines << csv_name(baseline.how) << ",disk,cpu," << kind << "," << std::setprecision(6)
+                << baseline.mean() << ",0,0,false," << directory << "," << date << "," << commit
+                << "\n";
+        }
       }
       append_measurement_rows(csv_path, lines.str(), OutputOptions("--csv", nullptr));
     };
@@ -235,6 +452,20 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
   int status = write_reports(program_name, markdown_path, header + table.str(), append_csv_rows);
   if (!std::cout) status = kExitFailure;
   return status;
+}
+
+// --resident FILE: how much of FILE is in the page cache.
+int print_residency(const std::string& program_name, const std::string& path) {
+  try {
+    const Residency residency = resident_pages(path);
+    std::cout << path << ": " << residency.resident << " of " << residency.pages
+              << " pages in the page cache (" << percent(residency.share()) << ")\n";
+  } catch (const std::exception& error) {
+    std::cerr << program_name << ": error: " << error.what() << "\n";
+    return kExitFailure;
+  }
+  std::cout.flush();
+  return std::cout ? kExitSuccess : kExitFailure;
 }
 
 }  // namespace
@@ -273,12 +504,23 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
   app.add_option("--end-to-end", end_to_end,
                  "run each implementation with its output written into this directory, beside "
                  "a raw write of the same bytes there (the file is deleted after each run)");
-  app.add_flag("--fsync", flush, "end-to-end: flush the output (and the raw write) with fsync");
+  app.add_flag("--fsync", flush,
+               "end-to-end: flush the output (and the raw writes) with fsync; the raw write is "
+               "then made three ways (write(2), writeback per frame, O_DIRECT) and the fastest is "
+               "the disk's own");
+  bool no_writeback = false;
+  app.add_flag("--no-writeback", no_writeback,
+               "end-to-end: the program does not start each frame's writeback as it writes it "
+               "(to compare)");
+  std::string resident;
+  app.add_option("--resident", resident,
+                 "only say how much of this file is in the page cache (mincore), and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kExitSuccess : kExitUsage;
   }
+  if (!resident.empty()) return print_residency(program_name, resident);
   const std::vector<std::string> problems = find_problems(params);
   if (!problems.empty()) {
     for (const std::string& problem : problems) {
@@ -362,8 +604,8 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
   }
   std::cout << header.str() << std::flush;
   if (!end_to_end.empty()) {
-    return run_end_to_end(selected, params, end_to_end, flush, loop, program_name, header.str(),
-                          markdown_path, csv_path, date, commit);
+    return run_end_to_end(selected, params, end_to_end, flush, !no_writeback, loop, program_name,
+                          header.str(), markdown_path, csv_path, date, commit);
   }
 
   std::vector<Row> rows;

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -272,6 +273,23 @@ void read_attribute(hid_t dataset, const AttributeField& field, OutputInfo& info
   }
 }
 
+// The end of the file behind @p descriptor (its size), or -1. What HDF5 added to the file by
+// one write is what lies between the end before it and the end after: HDF5 allocates each new
+// chunk at the end of the file (fill time never: a chunk is written once, when its frame is),
+// so a frame's bytes are exactly [end before, end after) (tests/test_hdf5.cpp checks it against
+// the chunk's address). A chunk small enough for HDF5's chunk cache reaches the file only later;
+// the range is then empty, and the final fsync writes it.
+std::int64_t end_of_file(int descriptor) {
+  struct stat status {};
+  return ::fstat(descriptor, &status) == 0 ? static_cast<std::int64_t>(status.st_size) : -1;
+}
+
+// Tells @p file of the bytes written since the end of the file was @p before (writeback).
+void note_written(OutputFile& file, std::int64_t before) {
+  const std::int64_t after = end_of_file(file.descriptor());
+  if (before >= 0 && after > before) file.written(before, after - before);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The temporary file, created by HDF5
 
@@ -420,6 +438,7 @@ void FrameWriter::write_frame(int index, const float* v) {
   check(
       H5Sselect_hyperslab(hdf5_->file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
       "cannot select frame " + std::to_string(index) + " in " + in_quotes(temporary));
+  const std::int64_t end_before = end_of_file(file_->descriptor());
   errno = 0;
   const herr_t status = H5Dwrite(hdf5_->dataset.get(), H5T_NATIVE_FLOAT, hdf5_->memory_space.get(),
                                  hdf5_->file_space.get(), H5P_DEFAULT, v);
@@ -427,6 +446,8 @@ void FrameWriter::write_frame(int index, const float* v) {
     throw OutputError("writing frame " + std::to_string(index) + " to " + in_quotes(temporary) +
                       " failed" + reason_of(errno) + "; is the disk full?");
   }
+  // The frame is in the page cache: start its writeback, wait for frames written earlier.
+  note_written(*file_, end_before);
   if (!written_[static_cast<std::size_t>(index)]) {
     written_[static_cast<std::size_t>(index)] = true;
     ++frames_written_;
@@ -903,6 +924,7 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
   if (shape.size() >= 2 && chunk_bytes >= (std::int64_t{1} << 32)) {
     throw OutputError("a chunk of dataset '" + name + "' would exceed HDF5's 4 GB chunk limit");
   }
+  const std::int64_t end_before = end_of_file(file_->descriptor());
   const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
   if (shape.size() >= 2) {
@@ -929,12 +951,13 @@ void DatasetWriter::write_dataset(const std::string& name, const std::vector<std
       ok = false;
     }
   }
-  H5Dclose(dataset);
+  H5Dclose(dataset);  // writes the chunks HDF5's chunk cache still held
   if (!ok) {
     throw OutputError("writing dataset '" + name + "' to '" + temporary + "' failed" + reason +
                       "; is the disk full?");
   }
   bytes_written_ += count * static_cast<std::int64_t>(value_size);
+  note_written(*file_, end_before);  // the dataset's chunks, on their way to the disk
 }
 
 void DatasetWriter::set_number(const std::string& name, double value) {

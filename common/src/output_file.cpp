@@ -2,12 +2,17 @@
 // the room it needs, the exclusive temporary file beside the target, the commit sequence
 // (fsync, permissions, rename, fsync of the directory) and the leftovers of killed runs. Every
 // writer of the course goes through it: HDF5 (hdf5_io.cpp), PNG (png_file.cpp), GIF
-// (apps/pictures.cpp), CSV and Markdown (report.cpp, benchmark.cpp, the lessons).
+// (apps/pictures.cpp), CSV and Markdown (report.cpp, benchmark.cpp, the lessons). It also starts
+// the writeback of a large file as it is written (OutputFile::written()), and measures how much
+// of a file is in the page cache (resident_pages()).
 #include "gs/output_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -444,7 +449,18 @@ int OutputFile::create_plain(const std::string& temporary) {
 }
 
 OutputFile::OutputFile(const std::string& path, OutputOptions options, const Create& create)
-    : path_(path), flag_(options.flag), on_commit_step_(std::move(options.on_commit_step)) {
+    : path_(path),
+      flag_(options.flag),
+      on_commit_step_(std::move(options.on_commit_step)),
+      sync_range_(std::move(options.sync_range)) {
+  writeback_.requested = options.writeback_bytes > 0;
+  writeback_.active = writeback_.requested;
+  writeback_.budget_bytes = std::max<std::int64_t>(options.writeback_bytes, 0);
+  if (!sync_range_) {
+    sync_range_ = [](int descriptor, std::int64_t offset, std::int64_t bytes, unsigned int flags) {
+      return ::sync_file_range(descriptor, offset, bytes, flags);
+    };
+  }
   const OutputTarget target = resolve_output(path, flag_);
   check_place(target);
   check_room(target, options.bytes, options.room_hint);
@@ -483,6 +499,14 @@ OutputFile::OutputFile(const std::string& path, OutputOptions options, const Cre
                                   : reason_of(error)));
   }
   owns_temporary_ = true;
+  if (writeback_.active) {
+    // In memory there is no disk to write back to: tmpfs and ramfs keep their pages for good.
+    struct statfs file_system {};
+    if (::fstatfs(descriptor_, &file_system) == 0 &&
+        (file_system.f_type == TMPFS_MAGIC || file_system.f_type == RAMFS_MAGIC)) {
+      turn_writeback_off("tmpfs keeps the file in memory: there is no disk to write to");
+    }
+  }
   // A second signal deletes this file before the immediate exit (interrupt.hpp). The name is
   // made absolute so that it stays right whatever the working directory becomes.
   std::error_code no_error;
@@ -599,6 +623,127 @@ void OutputFile::step(const char* name) const {
   if (on_commit_step_) on_commit_step_(name);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Writeback as the file is written
+//
+// Where a frame's bytes are: write(2) (or HDF5's pwrite) copies them into the page cache and
+// returns; they are dirty pages, in memory only. The kernel writes dirty pages back on its own
+// only past vm.dirty_background_ratio of memory (about 12 GB on a host with 125 GiB: more than
+// the official run's 8.29 GB), so without help every byte waits for the final fsync, and the
+// run's wall time is the writing plus the whole drain. Starting each range's writeback as soon
+// as it is written lets the disk drain while the next frames are computed and written; waiting
+// for a range a few frames later bounds the dirty memory; dropping it then leaves the page cache
+// as the run found it. None of this makes anything durable (sync_file_range flushes neither the
+// file's metadata nor the disk's cache): commit()'s fsync still does, and waits only for what is
+// left.
+//
+// O_DIRECT is the other way to bypass the page cache, and HDF5's sec2 driver cannot use it (every
+// write must be aligned, in offset, length and buffer, to the disk's blocks). gs_benchmark
+// --end-to-end --fsync measures both on the same bytes: the writer keeps writeback, which needs
+// no alignment and leaves HDF5's writes as they are.
+
+void OutputFile::turn_writeback_off(const std::string& because) {
+  writeback_.active = false;
+  writeback_.off_because = because;
+  in_flight_.clear();
+  oldest_ = 0;
+  in_flight_bytes_ = 0;
+}
+
+void OutputFile::throw_writeback_error(int error_number, const char* doing) const {
+  throw OutputError(std::string(doing) + " of " + in_quotes(temporary_path_) + " for " +
+                    named(flag_, path_) + " failed" + reason_of(error_number) +
+                    (error_number == ENOSPC || error_number == EDQUOT ? "; is the disk full?"
+                     : error_number == EIO                            ? "; is the disk failing?"
+                                                                      : std::string()) +
+                    "; " + named(flag_, path_) + " was not replaced");
+}
+
+void OutputFile::written(std::int64_t offset, std::int64_t bytes) {
+  if (!writeback_.active || descriptor_ < 0 || bytes <= 0 || offset < 0) return;
+  const auto start = std::chrono::steady_clock::now();
+  int status = -1;
+  do {
+    status = sync_range_(descriptor_, offset, bytes, SYNC_FILE_RANGE_WRITE);
+  } while (status != 0 && errno == EINTR);
+  writeback_.start_seconds += seconds_since(start);
+  if (status != 0) {
+    const int error = errno;
+    if (error == EINVAL || error == ENOSYS || error == ESPIPE || error == EOPNOTSUPP) {
+      // Not an error of the data: this file system cannot start writeback of a range. The bytes
+      // stay in the page cache until the final fsync, as without writeback.
+      turn_writeback_off("this file system cannot write back a range: sync_file_range says " +
+                         std::string(std::strerror(error)) +
+                         "; the bytes wait in the page cache for the flush");
+      return;
+    }
+    throw_writeback_error(error, "starting the writeback to the disk");
+  }
+  ++writeback_.ranges;
+  writeback_.bytes += bytes;
+  in_flight_.push_back({offset, bytes});
+  in_flight_bytes_ += bytes;
+  // The newest range always stays in flight, even when it alone is over the budget: the disk
+  // writes it while the next one is made.
+  while (in_flight_bytes_ > writeback_.budget_bytes && in_flight_.size() - oldest_ > 1) {
+    wait_for_oldest_range();
+  }
+  if (oldest_ > 1024 && oldest_ * 2 > in_flight_.size()) {  // keep the list short
+    in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<std::ptrdiff_t>(oldest_));
+    oldest_ = 0;
+  }
+}
+
+void OutputFile::wait_for_oldest_range() {
+  const Range range = in_flight_[oldest_++];
+  in_flight_bytes_ -= range.bytes;
+  const auto start = std::chrono::steady_clock::now();
+  int status = -1;
+  do {
+    // WAIT_BEFORE: the writeback started earlier; WRITE: pages dirtied again since (a page
+    // shared with the next range); WAIT_AFTER: until all of it is on the disk.
+    status = sync_range_(
+        descriptor_, range.offset, range.bytes,
+        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+  } while (status != 0 && errno == EINTR);
+  if (status != 0) {
+    const int error = errno;
+    writeback_.wait_seconds += seconds_since(start);
+    throw_writeback_error(error, "writing back");
+  }
+  // Clean pages now: dropping them costs nothing, and a long run does not fill the page cache
+  // with a file nobody is reading (pages shared with a neighbouring range are kept).
+  const int ignored = ::posix_fadvise(descriptor_, range.offset, range.bytes, POSIX_FADV_DONTNEED);
+  (void)ignored;  // advice: a file system that ignores it loses nothing
+  writeback_.wait_seconds += seconds_since(start);
+  ++writeback_.waits;
+}
+
+double OutputFile::flush() {
+  if (write_error_ != 0) throw_write_error(write_error_);
+  if (descriptor_ < 0) {
+    throw OutputError(in_quotes(temporary_path_) + " is closed; " + named(flag_, path_) +
+                      " was not created");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (::fsync(descriptor_) != 0) {
+    const int error = errno;
+    throw OutputError("flushing " + in_quotes(temporary_path_) + " to the disk failed" +
+                      reason_of(error) + "; " + named(flag_, path_) + " was not replaced");
+  }
+  // Every range is on the disk now (the fsync waited for those still in flight).
+  in_flight_.clear();
+  oldest_ = 0;
+  in_flight_bytes_ = 0;
+  if (writeback_.active && writeback_.ranges > 0) {
+    // The last ranges and HDF5's metadata, clean now: the run leaves the page cache as it found
+    // it (a reader of the file reads it from the disk, as after any other program).
+    const int ignored = ::posix_fadvise(descriptor_, 0, 0, POSIX_FADV_DONTNEED);
+    (void)ignored;
+  }
+  return seconds_since(start);
+}
+
 void OutputFile::commit(bool flush_to_disk) {
   if (committed_) return;
   if (write_error_ != 0) throw_write_error(write_error_);
@@ -612,13 +757,7 @@ void OutputFile::commit(bool flush_to_disk) {
   flush_seconds_ = 0.0;
   if (flush_to_disk) {
     step("fsync file");
-    const auto start = std::chrono::steady_clock::now();
-    if (::fsync(descriptor_) != 0) {
-      const int error = errno;
-      throw OutputError("flushing " + in_quotes(temporary_path_) + " to the disk failed" +
-                        reason_of(error) + "; " + named(flag_, path_) + " was not replaced");
-    }
-    flush_seconds_ += seconds_since(start);
+    flush_seconds_ += flush();
   }
   if (final_mode_ >= 0 && ::fchmod(descriptor_, static_cast<mode_t>(final_mode_)) != 0) {
     const int error = errno;
@@ -649,6 +788,62 @@ void OutputFile::commit(bool flush_to_disk) {
     flush_directory_of(target_path_);
     flush_seconds_ += seconds_since(start);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page cache
+
+Residency resident_pages(const std::string& path) {
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (descriptor < 0) {
+    const int error = errno;
+    throw OutputError("cannot open " + in_quotes(path) + reason_of(error));
+  }
+  struct stat status {};
+  if (::fstat(descriptor, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(descriptor);
+    throw OutputError(in_quotes(path) + " is not a regular file");
+  }
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const std::int64_t size = status.st_size;
+  Residency residency;
+  residency.pages = (size + page - 1) / page;
+  // A piece at a time (1 GiB), so that a file of any size needs little address space and a
+  // small vector. mincore() reports the pages of the mapping present in memory; a mapping of the
+  // file reads none of it.
+  constexpr std::int64_t kPiece = std::int64_t{1} << 30;
+  std::vector<unsigned char> present;
+  for (std::int64_t offset = 0; offset < size; offset += kPiece) {
+    const auto length = static_cast<std::size_t>(std::min(kPiece, size - offset));
+    void* mapping = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, descriptor, offset);
+    if (mapping == MAP_FAILED) {
+      const int error = errno;
+      ::close(descriptor);
+      throw OutputError("cannot map " + in_quotes(path) + reason_of(error));
+    }
+    present.assign((length + static_cast<std::size_t>(page) - 1) / static_cast<std::size_t>(page),
+                   0);
+    const int status_of_mincore = ::mincore(mapping, length, present.data());
+    const int error = errno;
+    ::munmap(mapping, length);
+    if (status_of_mincore != 0) {
+      ::close(descriptor);
+      throw OutputError("cannot tell which pages of " + in_quotes(path) +
+                        " are in memory (mincore)" + reason_of(error));
+    }
+    for (const unsigned char byte : present) residency.resident += byte & 1u;
+  }
+  ::close(descriptor);
+  return residency;
+}
+
+bool drop_from_page_cache(const std::string& path) {
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (descriptor < 0) return false;
+  const int ignored = ::posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED);
+  (void)ignored;
+  ::close(descriptor);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

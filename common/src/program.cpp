@@ -44,6 +44,12 @@ std::string describe_device(const Implementation& implementation) {
   return "CPU (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
 }
 
+OutputOptions frame_writer_options(const ProgramOptions& options, std::ostream* warnings) {
+  OutputOptions output("-o", warnings);
+  output.writeback_bytes = options.fsync && options.writeback ? kWritebackBytesInFlight : 0;
+  return output;
+}
+
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options) {
   const Params& params = options.params;
   validate(params);
@@ -58,7 +64,8 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   std::unique_ptr<FrameWriter> writer;
   if (options.write_output) {
     // Checks the output path and the room before any work (check_output_path()).
-    writer = std::make_unique<FrameWriter>(params.output, params, implementation.name);
+    writer = std::make_unique<FrameWriter>(params.output, params, implementation.name,
+                                           frame_writer_options(options));
   }
 
   Stopwatch clock;
@@ -96,6 +103,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
     writer->commit(options.fsync);
     result.flush_seconds = writer->flush_seconds();
     result.flushed = options.fsync;
+    result.writeback = writer->writeback();
     result.write_seconds += clock.seconds() - result.flush_seconds;
     result.bytes_written = writer->bytes_written();
     result.wrote_output = true;
@@ -197,6 +205,10 @@ void add_program_flags(CLI::App& app, ProgramOptions& options) {
   app.add_flag_callback(
       "--no-fsync", [&options] { options.fsync = false; },
       "do not flush the output to the disk at the end (faster; a crash may lose it)");
+  app.add_flag_callback(
+      "--no-writeback", [&options] { options.writeback = false; },
+      "do not start writing each frame to the disk as it is written: the final fsync writes "
+      "them all (slower; to compare)");
   app.add_flag("--json", options.json, "print one line of JSON on stdout at the end");
   app.add_flag("--progress", options.progress, "show the progress line even when not a terminal");
   app.add_option("--impl", options.implementation, "implementation to run (see --list)");

@@ -16,6 +16,10 @@ double RunResult::cell_updates_per_second() const {
                                : 0.0;
 }
 
+double RunResult::disk_wait_seconds() const {
+  return wrote_output ? writeback.wait_seconds + flush_seconds : 0.0;
+}
+
 std::string si(double value, const std::string& unit) {
   const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
   int prefix = 0;
@@ -33,6 +37,23 @@ namespace {
 
 std::string rate_of(double bytes, double seconds) {
   return seconds > 0.0 ? si(bytes / seconds, "B/s") : std::string("-");
+}
+
+// "on", or "off" and why: the report's and the JSON's word for the writeback.
+std::string writeback_state(const RunResult& result) {
+  const WritebackStats& writeback = result.writeback;
+  if (!result.wrote_output) return "none (no output)";
+  if (writeback.active) return "on";
+  if (writeback.requested) return "off (" + writeback.off_because + ")";
+  return result.flushed ? "off (--no-writeback: the frames wait in the page cache for the flush)"
+                        : "off (--no-fsync)";
+}
+
+std::string mebibytes(std::int64_t bytes) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(bytes % (1 << 20) == 0 ? 0 : 1)
+       << static_cast<double>(bytes) / (1 << 20) << " MiB";
+  return text.str();
 }
 
 }  // namespace
@@ -64,11 +85,32 @@ void print_report(std::ostream& out, const RunResult& result) {
       text << "  waits         " << result.wait_seconds << " s  (" << result.waits
            << " time(s) the computing thread waited for a free slot)\n";
     }
+    const WritebackStats& writeback = result.writeback;
     text << "  write         " << result.write_seconds << " s  ("
-         << rate_of(bytes, result.write_seconds) << " into HDF5)\n";
+         << rate_of(bytes, result.write_seconds) << " into HDF5";
+    if (writeback.active) {
+      text << ", of which " << writeback.wait_seconds << " s waiting for the disk";
+    }
+    text << ")\n";
+    if (writeback.active) {
+      text << "  writeback     per frame, at most " << mebibytes(writeback.budget_bytes)
+           << " in flight: " << writeback.ranges << " range(s) started in "
+           << writeback.start_seconds << " s, " << writeback.waits << " waited for in "
+           << writeback.wait_seconds << " s\n";
+    } else if (result.flushed) {
+      text << "  writeback     " << writeback_state(result) << "\n";
+    }
     if (result.flushed) {
       text << "  flush         " << result.flush_seconds
            << " s  (fsync of the file and directory)\n";
+      text << "  disk          " << result.disk_wait_seconds() << " s of the " << result.seconds
+           << " s wall waiting for the disk (";
+      if (writeback.active) {
+        text << writeback.wait_seconds << " s for the writeback, " << result.flush_seconds
+             << " s for the flush)\n";
+      } else {
+        text << "the flush)\n";
+      }
     } else {
       text << "  flush         not flushed to the disk (--no-fsync)\n";
     }
@@ -151,6 +193,11 @@ void print_json(std::ostream& out, const RunResult& result) {
        << ",\"waits\":" << result.waits << ",\"write_seconds\":" << result.write_seconds
        << ",\"flush_seconds\":" << result.flush_seconds
        << ",\"flushed\":" << (result.flushed ? "true" : "false")
+       << ",\"writeback\":" << json_string(writeback_state(result))
+       << ",\"writeback_budget_bytes\":" << result.writeback.budget_bytes
+       << ",\"writeback_start_seconds\":" << result.writeback.start_seconds
+       << ",\"writeback_wait_seconds\":" << result.writeback.wait_seconds
+       << ",\"disk_wait_seconds\":" << result.disk_wait_seconds()
        << ",\"pipeline\":" << json_string(result.pipeline)
        << ",\"cell_updates_per_s\":" << result.cell_updates_per_second()
        << ",\"bytes_written\":" << result.bytes_written << "}\n";

@@ -215,8 +215,10 @@ class Pipeline {
     gs::check_outputs(outputs);
     if (options_.write_output) {
       // check_outputs() warned about temporary files left by killed runs: the writer need not.
+      // With fsync, the writer starts each frame's writeback to the disk as it writes it
+      // (section 7).
       writer_ = std::make_unique<gs::FrameWriter>(params_.output, params_, implementation_.name,
-                                                  gs::FrameWriterOptions("-o", nullptr));
+                                                  gs::frame_writer_options(options_, nullptr));
     }
     stepper_ = implementation_.create();
     stepper_->load(gs::initial_state(params_.rows, params_.cols), params_.rates);
@@ -309,6 +311,7 @@ class Pipeline {
     writer_->commit(options_.fsync);
     result_.flush_seconds = writer_->flush_seconds();
     result_.flushed = options_.fsync;
+    result_.writeback = writer_->writeback();  // the writer's waits for the disk
     result_.write_seconds += seconds_between(commit_start, Clock::now()) - writer_->flush_seconds();
     result_.bytes_written = writer_->bytes_written();
     result_.wrote_output = true;

@@ -15,10 +15,14 @@ namespace gs {
 
 /// @brief The whole benchmark program: parses @p argc / @p argv (grid flags, `--impl`, `--skip`,
 ///        `--baseline`, `--max-seconds`, `--markdown FILE`, `--csv FILE`, `--end-to-end DIR`,
-///        `--fsync`), measures the chosen ones of @p implementations, prints the table. Compute
-///        only by default; with `--end-to-end DIR` each runs the whole program through @p loop
-///        with its output in DIR, beside a raw write of the same bytes to the same directory
-///        before and after it (the disk's own speed), and the table gives the ratio. Never
+///        `--fsync`, `--no-writeback`, `--resident FILE`), measures the chosen ones of
+///        @p implementations, prints the table. Compute only by default; with `--end-to-end DIR`
+///        each runs the whole program through @p loop with its output in DIR, beside a raw write
+///        of the same bytes to the same directory before and after it (the disk's own speed), and
+///        the table gives the ratio. With `--fsync` too, the raw write is made three ways, each
+///        durable (write(2) then fsync; writeback per frame then fsync; O_DIRECT), the fastest
+///        is the disk's own write, and the share of each file left in the page cache is given.
+///        `--resident FILE` only prints how much of FILE is in the page cache. Never
 ///        throws; returns an ExitCode: kExitUsage for bad flags or when nothing is left to
 ///        measure; kExitNoGpu when every chosen implementation needs a GPU and none is usable,
 ///        or when one named by `--impl` does (the table of the others is printed first);

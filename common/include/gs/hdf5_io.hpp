@@ -54,8 +54,10 @@ std::int64_t hdf5_metadata_allowance(std::int64_t frames);
 ///        (Params::output_bytes()) plus hdf5_metadata_allowance(); saturated at INT64_MAX.
 std::int64_t output_file_bytes(const Params& params);
 
-/// @brief Choices of FrameWriter that tests need to make (the temporary name's unique part, the
-///        commit steps, where warnings go); the defaults are what programs use.
+/// @brief Choices of FrameWriter: the writeback of each frame as it is written
+///        (`writeback_bytes`: the bytes in flight, 0 for none), and what tests need (the
+///        temporary name's unique part, the commit steps, where warnings go); the defaults are
+///        what programs use.
 using FrameWriterOptions = OutputOptions;
 
 /// @brief Writes the frames of one run; the file appears at its final name only on commit().
@@ -79,7 +81,9 @@ class FrameWriter {
   FrameWriter(const FrameWriter&) = delete;             ///< Owns HDF5 handles: not copyable.
   FrameWriter& operator=(const FrameWriter&) = delete;  ///< Owns HDF5 handles: not copyable.
 
-  /// @brief Writes frame @p index (0-based) from @p v, rows * cols values.
+  /// @brief Writes frame @p index (0-based) from @p v, rows * cols values, then starts the
+  ///        writeback of the bytes it added to the file and, beyond the bytes allowed in flight,
+  ///        waits for earlier frames to reach the disk (OutputFile::written()).
   void write_frame(int index, const float* v);
   /// @brief Checks that every frame was written, closes the file, flushes it to the disk (fsync
   ///        of the file, and of its directory after the rename) unless @p flush_to_disk is false,
@@ -89,6 +93,8 @@ class FrameWriter {
   void commit(bool flush_to_disk = true);
   /// @brief Seconds the flush of commit() took (0 without one).
   double flush_seconds() const { return file_->flush_seconds(); }
+  /// @brief What the writeback per frame did: on or off (and why), and its seconds.
+  const WritebackStats& writeback() const { return file_->writeback(); }
   /// @brief Bytes of frame data written so far.
   std::int64_t bytes_written() const { return bytes_written_; }
   /// @brief The temporary file name used until commit().
@@ -202,6 +208,8 @@ class DatasetWriter {
   void commit(bool flush_to_disk = true);
   /// @brief The temporary file name used until commit().
   const std::string& temporary_path() const { return file_->temporary_path(); }
+  /// @brief What the writeback of each dataset, started as it is written, did.
+  const WritebackStats& writeback() const { return file_->writeback(); }
   /// @brief Bytes of dataset values written so far.
   std::int64_t bytes_written() const { return bytes_written_; }
 

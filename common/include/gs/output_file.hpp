@@ -18,6 +18,10 @@
 /// - A run that writes several files declares them all first (check_outputs()): two that name
 ///   the same file are refused, naming both flags, and the room they need is checked, all
 ///   before any work.
+/// - A large file is written back to the disk while it is written (OutputFile::written(): the
+///   frame writers call it per frame), so that the final fsync waits only for the last bytes and
+///   the run leaves the page cache as it found it. The promise does not change: the fsync of the
+///   file and of its directory before success.
 #pragma once
 
 #include <sys/stat.h>
@@ -95,6 +99,37 @@ std::vector<StalePartial> find_stale_partials(const std::string& path);
 /// @brief Prints a warning that names each of @p stale and how to delete it (nothing when empty).
 void warn_about_stale_partials(std::ostream& out, const std::vector<StalePartial>& stale);
 
+/// @brief The default of OutputOptions::writeback_bytes: 64 MiB of a file on its way to the disk.
+///
+/// The model: the disk takes bytes at its rate D (about 1.9 GB/s on the course's GPU machine),
+/// while a frame of S bytes reaches the page cache every t seconds (compute, copy and the copy
+/// into the page cache: about 2.5 ms for an official frame of 8.29 MB). When the writer waits
+/// for the oldest frame in flight, the frames behind it must keep the disk busy until the writer
+/// starts the next one: at least D x t, about 5 MB, one frame. 64 MiB is eight official frames,
+/// about 35 ms of the disk's work: room for a virtual disk's latency jitter, while the dirty
+/// pages a run keeps in memory stay at 64 MiB whatever its length.
+inline constexpr std::int64_t kWritebackBytesInFlight = std::int64_t{64} << 20;
+
+/// @brief What the writeback of an OutputFile did, for the report (OutputFile::writeback()).
+struct WritebackStats {
+  bool requested = false;         ///< The options asked for it (writeback_bytes > 0).
+  bool active = false;            ///< It runs: requested, and the file system can do it.
+  std::string off_because;        ///< Why it does not run, when it was requested and does not.
+  std::int64_t budget_bytes = 0;  ///< The most bytes in flight (OutputOptions::writeback_bytes).
+  std::int64_t ranges = 0;        ///< Ranges whose writeback was started (one per frame).
+  std::int64_t bytes = 0;         ///< Their bytes.
+  std::int64_t waits = 0;         ///< Ranges waited for (and dropped from the page cache).
+  double start_seconds = 0.0;     ///< In sync_file_range(WRITE): starting writeback. Returns at
+                                  ///< once unless the disk's request queue is full.
+  double wait_seconds = 0.0;      ///< Waiting for earlier ranges to reach the disk, and dropping
+                                  ///< them from the page cache: the disk setting the pace.
+};
+
+/// @brief The kernel call that starts and waits for writeback: sync_file_range(2)'s signature.
+///        A test replaces it (OutputOptions::sync_range) to count calls or to make them fail.
+using SyncRange =
+    std::function<int(int descriptor, std::int64_t offset, std::int64_t bytes, unsigned int flags)>;
+
 /// @brief How an OutputFile is made; the defaults are what programs use.
 struct OutputOptions {
   /// @brief Options for the file named by @p file_flag, warnings about stale temporary files
@@ -117,6 +152,13 @@ struct OutputOptions {
   /// @brief Where the warning about stale temporary files goes (nullptr: nowhere, e.g. when
   ///        check_outputs() warned already).
   std::ostream* warnings;
+  /// @brief Writeback as the file is written (OutputFile::written()): the most bytes whose
+  ///        writeback was started and not yet waited for. 0 turns it off: the bytes then wait in
+  ///        the page cache until the kernel or the final fsync writes them (what `--no-fsync`
+  ///        and `--no-writeback` ask for).
+  std::int64_t writeback_bytes = kWritebackBytesInFlight;
+  /// @brief Test seam: replaces ::sync_file_range (empty: the kernel's).
+  SyncRange sync_range;
 };
 
 /// @brief One output file being written: a temporary file beside the target until commit(),
@@ -159,6 +201,23 @@ class OutputFile {
   ///        temporary file: how appending writers append. Returns the bytes copied.
   std::int64_t copy_previous_content();
 
+  /// @brief Says that bytes [@p offset, @p offset + @p bytes) of the file were just written (by
+  ///        write(), or by a library through descriptor(): HDF5). Unless writeback is off, starts
+  ///        their writeback to the disk (sync_file_range(SYNC_FILE_RANGE_WRITE), which returns
+  ///        at once), then, while more than OutputOptions::writeback_bytes are in flight, waits
+  ///        for the oldest range to reach the disk and drops its pages from the page cache
+  ///        (posix_fadvise(POSIX_FADV_DONTNEED)). On a file system that cannot (tmpfs: no disk;
+  ///        EINVAL, ENOSYS, ESPIPE) it turns itself off and says why in writeback().
+  /// @throws OutputError when the disk reports an error (EIO: a failing disk; ENOSPC).
+  void written(std::int64_t offset, std::int64_t bytes);
+  /// @brief What the writeback did so far.
+  const WritebackStats& writeback() const { return writeback_; }
+  /// @brief Flushes the file to the disk (fsync) and, when writeback ran, drops its pages from
+  ///        the page cache: what commit() does first. For a file that is never committed (the
+  ///        benchmark's baselines). Returns the seconds it took.
+  /// @throws OutputError when the flush fails.
+  double flush();
+
   /// @brief Flushes the file to the disk (fsync) unless @p flush_to_disk is false, gives it the
   ///        replaced file's permission bits, closes it, renames it over the target, and
   ///        flushes the directory (unless @p flush_to_disk is false). The data must be complete
@@ -189,6 +248,9 @@ class OutputFile {
 
  private:
   void step(const char* name) const;
+  void wait_for_oldest_range();
+  void turn_writeback_off(const std::string& because);
+  void throw_writeback_error(int error_number, const char* doing) const;
 
   std::string path_;
   std::string flag_;
@@ -205,7 +267,38 @@ class OutputFile {
   std::int64_t bytes_written_ = 0;
   double flush_seconds_ = 0.0;
   bool committed_ = false;
+  // The writeback as the file is written: ranges started, oldest first, not yet waited for.
+  struct Range {
+    std::int64_t offset;
+    std::int64_t bytes;
+  };
+  std::vector<Range> in_flight_;
+  std::size_t oldest_ = 0;  // in_flight_[oldest_ ...] are in flight
+  std::int64_t in_flight_bytes_ = 0;
+  WritebackStats writeback_;
+  SyncRange sync_range_;
 };
+
+/// @brief How much of a file is in the page cache (resident_pages()).
+struct Residency {
+  std::int64_t pages = 0;     ///< Pages the file spans.
+  std::int64_t resident = 0;  ///< Of those, pages in the page cache.
+  /// @brief The resident share, from 0 to 1 (0 for an empty file).
+  double share() const {
+    return pages > 0 ? static_cast<double>(resident) / static_cast<double>(pages) : 0.0;
+  }
+};
+
+/// @brief Counts the pages of the regular file @p path that are in the page cache: mincore(2)
+///        on a read-only mapping of it, which reads nothing and faults nothing in. What a run
+///        leaves in memory after it ends (`gs_benchmark --resident FILE`).
+/// @throws OutputError when the file cannot be opened or mapped.
+Residency resident_pages(const std::string& path);
+
+/// @brief Drops the clean pages of @p path from the page cache (posix_fadvise DONTNEED, what
+///        an ordinary user can do; dirty pages stay). Between the benchmark's runs. Returns
+///        false when the file cannot be opened.
+bool drop_from_page_cache(const std::string& path);
 
 /// @brief Writes @p content as the whole file @p path through an OutputFile made with @p options
 ///        (its flag names the file in messages), flushed to the disk unless @p flush_to_disk is

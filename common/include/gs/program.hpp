@@ -35,6 +35,8 @@ struct ProgramOptions {
   Params params;               ///< The simulation parameters.
   bool write_output = true;    ///< False with `--no-output`: compute only.
   bool fsync = true;           ///< False with `--no-fsync`: leave the file in the page cache.
+  bool writeback = true;       ///< False with `--no-writeback`: no writeback per frame; the
+                               ///< final fsync writes every byte (to compare). Needs fsync.
   bool json = false;           ///< `--json`: one line of JSON on stdout at the end.
   bool progress = false;       ///< `--progress`: the progress line even when not on a terminal.
   bool list = false;           ///< `--list`: print the implementations and exit.
@@ -51,6 +53,13 @@ struct FrameLoop {
   ///        Diverged, Interrupted or the implementation's own errors.
   std::function<RunResult(const Implementation&, const ProgramOptions&)> run;
 };
+
+/// @brief The options of the run's FrameWriter: its flag `-o`, warnings to @p warnings, and the
+///        writeback of each frame as it is written when the run flushes (fsync) and
+///        `--no-writeback` was not given. With `--no-fsync` the frames stay in the page cache:
+///        the fast mode that promises nothing about the disk does not wait for it either.
+OutputOptions frame_writer_options(const ProgramOptions& options,
+                                   std::ostream* warnings = &std::cerr);
 
 /// @brief The synchronous frame loop: compute a frame, fetch it, write it, and so on. Throws
 ///        OutputError, Diverged, Interrupted or the implementation's own errors.

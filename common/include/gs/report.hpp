@@ -31,21 +31,29 @@ struct RunResult {
   double copy_seconds = 0.0;       ///< Frames fetched on the driving thread (synchronous copies).
   double wait_seconds = 0.0;       ///< Driving thread waiting for a free slot of the ring.
   int waits = 0;                   ///< How many times it had to wait.
-  double write_seconds = 0.0;      ///< Inside the HDF5 writes (the writer thread's own time).
+  double write_seconds = 0.0;      ///< Inside the HDF5 writes (the writer thread's own time),
+                                   ///< writeback.wait_seconds included.
   double flush_seconds = 0.0;      ///< fsync of the file and its directory at the end.
   bool flushed = false;            ///< Whether the file was flushed to the disk (fsync).
+  WritebackStats writeback;        ///< The writeback started per frame (off with --no-fsync or
+                                   ///< --no-writeback): how long the writer waited for the disk.
   std::int64_t bytes_written = 0;  ///< Frame bytes written (0 with --no-output).
   bool wrote_output = false;       ///< Whether an output file was produced.
 
   /// @brief Cell updates per second of compute time.
   double cell_updates_per_second() const;
+  /// @brief Seconds the run waited for the disk: for the writeback of earlier frames, and for
+  ///        the final flush (0 without output).
+  double disk_wait_seconds() const;
 };
 
 /// @brief Prints the human-readable report of @p result to @p out.
 void print_report(std::ostream& out, const RunResult& result);
 
 /// @brief Prints @p result as one line of JSON (implementation, rows, cols, steps, seconds,
-///        cell_updates_per_s, bytes_written, and every part's seconds) to @p out.
+///        cell_updates_per_s, bytes_written, every part's seconds, and the writeback's:
+///        writeback, writeback_wait_seconds, writeback_start_seconds, writeback_budget_bytes,
+///        disk_wait_seconds) to @p out.
 void print_json(std::ostream& out, const RunResult& result);
 
 /// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
