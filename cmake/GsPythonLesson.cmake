@@ -160,6 +160,14 @@ function(gs_add_python_lesson)
     if(GS_HAVE_CUDA)
       target_link_libraries(${module_target} PRIVATE CUDA::cudart)
     endif()
+    # The C++ runtime inside the module, as Python's own extension wheels do (manylinux): the
+    # interpreter may already hold another libstdc++, loaded by a package imported before (on the
+    # course's GPU machine, its virtual environment's JAX, PyTorch or a pytest plugin, next to a
+    # newer g++ in /opt/gcc), and a module bound to that one at run time crashed in libstdc++'s
+    # number formatting. Not under the sanitizers, whose runtime must see every allocation.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT GS_SANITIZE)
+      target_link_options(${module_target} PRIVATE -static-libstdc++ -static-libgcc)
+    endif()
 
     # The lesson's two programs: the Python the module was built for, with the module first on
     # its path (lessonNN_<variant> script.py ...), and the same running the pytest suite
