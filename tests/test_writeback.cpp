@@ -204,9 +204,15 @@ TEST(Writeback, EachFrameIsStartedOnItsOwnChunkThenWaitedForAndTheKernelIsCalled
     ASSERT_EQ(static_cast<std::int64_t>(size), frame_bytes);
     const Call& start = starts[static_cast<std::size_t>(f)];
     const auto chunk_begin = static_cast<std::int64_t>(address);
+    // Whole pages: from the page that holds the chunk's first byte to the last page the chunk
+    // fills; its partial last page, which the next chunk shares, goes with the next range.
+    const std::int64_t page = ::sysconf(_SC_PAGESIZE);
+    EXPECT_EQ(start.offset % page, 0) << "frame " << f << ": the range starts inside a page";
+    EXPECT_EQ((start.offset + start.bytes) % page, 0)
+        << "frame " << f << ": the range ends inside a page, which the next write shares";
     EXPECT_LE(start.offset, chunk_begin) << "frame " << f << ": its chunk starts before the range";
-    EXPECT_GE(start.offset + start.bytes, chunk_begin + frame_bytes)
-        << "frame " << f << ": its chunk ends after the range";
+    EXPECT_GE(start.offset + start.bytes, (chunk_begin + frame_bytes) / page * page)
+        << "frame " << f << ": its chunk's whole pages end after the range";
     EXPECT_LE(start.bytes, frame_bytes + 64 * 1024)
         << "frame " << f << ": the range is much more than the frame";
   }

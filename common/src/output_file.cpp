@@ -661,6 +661,17 @@ void OutputFile::throw_writeback_error(int error_number, const char* doing) cons
 
 void OutputFile::written(std::int64_t offset, std::int64_t bytes) {
   if (!writeback_.active || descriptor_ < 0 || bytes <= 0 || offset < 0) return;
+  // Whole pages only. A range's last page is usually shared with the next write (HDF5's chunks
+  // do not start on page boundaries), and a page under writeback is one the next write may have
+  // to wait for: each frame's write would then wait for the disk to finish the previous frame,
+  // and writing and draining would run in turn instead of together. So the partial last page is
+  // left for the next range (which starts at the page that holds its first byte) or the flush.
+  static const std::int64_t page = std::max<long>(::sysconf(_SC_PAGESIZE), 512);
+  const std::int64_t begin = offset / page * page;
+  const std::int64_t end = (offset + bytes) / page * page;
+  if (end <= begin) return;  // less than a page so far: the next range or the flush takes it
+  offset = begin;
+  bytes = end - begin;
   const auto start = std::chrono::steady_clock::now();
   int status = -1;
   do {

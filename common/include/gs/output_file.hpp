@@ -203,11 +203,13 @@ class OutputFile {
 
   /// @brief Says that bytes [@p offset, @p offset + @p bytes) of the file were just written (by
   ///        write(), or by a library through descriptor(): HDF5). Unless writeback is off, starts
-  ///        their writeback to the disk (sync_file_range(SYNC_FILE_RANGE_WRITE), which returns
-  ///        at once), then, while more than OutputOptions::writeback_bytes are in flight, waits
-  ///        for the oldest range to reach the disk and drops its pages from the page cache
-  ///        (posix_fadvise(POSIX_FADV_DONTNEED)). On a file system that cannot (tmpfs: no disk;
-  ///        EINVAL, ENOSYS, ESPIPE) it turns itself off and says why in writeback().
+  ///        the writeback of their whole pages to the disk (sync_file_range(SYNC_FILE_RANGE_WRITE),
+  ///        which returns at once; a partial last page waits for the next range or the flush,
+  ///        since the next write may share it), then, while more than
+  ///        OutputOptions::writeback_bytes are in flight, waits for the oldest range to reach the
+  ///        disk and drops its pages from the page cache (posix_fadvise(POSIX_FADV_DONTNEED)). On a
+  ///        file system that cannot (tmpfs: no disk; EINVAL, ENOSYS, ESPIPE) it turns itself off
+  ///        and says why in writeback().
   /// @throws OutputError when the disk reports an error (EIO: a failing disk; ENOSPC).
   void written(std::int64_t offset, std::int64_t bytes);
   /// @brief What the writeback did so far.
