@@ -160,13 +160,16 @@ function(gs_add_python_lesson)
     if(GS_HAVE_CUDA)
       target_link_libraries(${module_target} PRIVATE CUDA::cudart)
     endif()
-    # The C++ runtime inside the module, as Python's own extension wheels do (manylinux): the
-    # interpreter may already hold another libstdc++, loaded by a package imported before (on the
-    # course's GPU machine, its virtual environment's JAX, PyTorch or a pytest plugin, next to a
-    # newer g++ in /opt/gcc), and a module bound to that one at run time crashed in libstdc++'s
-    # number formatting. Not under the sanitizers, whose runtime must see every allocation.
+    # The module keeps its C++ runtime to itself, as Python's extension wheels do: libstdc++
+    # linked in (-static-libstdc++) and every symbol of the static libraries it links kept local
+    # (--exclude-libs,ALL), so none of them binds to another libstdc++ that the interpreter loaded
+    # before (NumPy's, on the course's GPU machine, older than the g++ in /opt/gcc that built the
+    # module). Bound to that one, the module's number formatting (std::ostream << double) reached
+    # a facet of the other library's locale and crashed (a segmentation fault in codecvt, seen
+    # with cuda-gdb). Not under the sanitizers, whose runtime must see every allocation.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT GS_SANITIZE)
-      target_link_options(${module_target} PRIVATE -static-libstdc++ -static-libgcc)
+      target_link_options(${module_target} PRIVATE -static-libstdc++ -static-libgcc
+                          -Wl,--exclude-libs,ALL)
     endif()
 
     # The lesson's two programs: the Python the module was built for, with the module first on
