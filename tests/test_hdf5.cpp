@@ -377,6 +377,7 @@ TEST(Hdf5Writer, CommitFlushesTheFileBeforeTheRenameAndTheDirectoryAfter) {
     for (int f = 0; f < params.frames; ++f) writer.write_frame(f, frame_values(params, f).data());
     writer.commit(true);
     EXPECT_GT(writer.flush_seconds(), 0.0) << "the flush is timed";
+    EXPECT_GT(writer.rename_seconds(), 0.0) << "the rename is timed";
   }
   EXPECT_EQ(steps, (std::vector<std::string>{"fsync file", "rename", "fsync directory"}));
   steps.clear();

@@ -1042,6 +1042,9 @@ TEST(ProgramOutput, AFullDiskOrASignalKeepsThePreviousFiles) {
 // under a 1 GiB address-space limit), not the 65535 small members, which fit. Where the host has
 // less than that free, the check before any work refuses the map instead: named too.
 TEST(Program, OutOfMemoryNamesThePictureNotTheMembers) {
+  if (gs::test::kAddressSanitized) {
+    GTEST_SKIP() << "AddressSanitizer cannot start under a 1 GiB address-space limit (ulimit -v)";
+  }
   const std::string png = fresh("huge_map.png");
   const Outcome outcome = run("sh -c 'ulimit -v 1048576; exec " + kProgram +
                               " --feed 0.01:0.06:255 --kill 0.04:0.07:257 -r 4 -c 4 --steps 10" +

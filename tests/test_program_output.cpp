@@ -183,7 +183,7 @@ TEST(Output, TheReportSaysHowLongTheDiskTookAndWhetherFramesWereWrittenBack) {
   ASSERT_EQ(json.exit_code, 0) << json.output;
   for (const char* key : {"\"flush_seconds\":", "\"writeback\":\"", "\"writeback_wait_seconds\":",
                           "\"writeback_start_seconds\":", "\"writeback_budget_bytes\":67108864",
-                          "\"disk_wait_seconds\":"}) {
+                          "\"disk_wait_seconds\":", "\"rename_seconds\":"}) {
     EXPECT_NE(json.output.find(key), std::string::npos) << key << " in " << json.output;
   }
 }

@@ -782,11 +782,13 @@ void OutputFile::commit(bool flush_to_disk) {
                       "; " + named(flag_, path_) + " was not replaced");
   }
   step("rename");
+  const auto rename_start = std::chrono::steady_clock::now();
   if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
     const int error = errno;
     throw OutputError("cannot rename " + in_quotes(temporary_path_) + " to " +
                       in_quotes(target_path_) + reason_of(error));
   }
+  rename_seconds_ = seconds_since(rename_start);
   owns_temporary_ = false;
   committed_ = true;
   if (!registered_partial_.empty()) {

@@ -102,9 +102,10 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
     clock.restart();
     writer->commit(options.fsync);
     result.flush_seconds = writer->flush_seconds();
+    result.rename_seconds = writer->rename_seconds();
     result.flushed = options.fsync;
     result.writeback = writer->writeback();
-    result.write_seconds += clock.seconds() - result.flush_seconds;
+    result.write_seconds += clock.seconds() - result.flush_seconds - result.rename_seconds;
     result.bytes_written = writer->bytes_written();
     result.wrote_output = true;
   } else {

@@ -103,6 +103,10 @@ void print_report(std::ostream& out, const RunResult& result) {
     if (result.flushed) {
       text << "  flush         " << result.flush_seconds
            << " s  (fsync of the file and directory)\n";
+      if (result.rename_seconds >= 0.01) {
+        text << "  rename        " << result.rename_seconds
+             << " s  (over the previous file, whose blocks the file system frees meanwhile)\n";
+      }
       text << "  disk          " << result.disk_wait_seconds() << " s of the " << result.seconds
            << " s wall waiting for the disk (";
       if (writeback.active) {
@@ -192,6 +196,7 @@ void print_json(std::ostream& out, const RunResult& result) {
        << ",\"copy_seconds\":" << result.copy_seconds << ",\"wait_seconds\":" << result.wait_seconds
        << ",\"waits\":" << result.waits << ",\"write_seconds\":" << result.write_seconds
        << ",\"flush_seconds\":" << result.flush_seconds
+       << ",\"rename_seconds\":" << result.rename_seconds
        << ",\"flushed\":" << (result.flushed ? "true" : "false")
        << ",\"writeback\":" << json_string(writeback_state(result))
        << ",\"writeback_budget_bytes\":" << result.writeback.budget_bytes

@@ -310,9 +310,11 @@ class Pipeline {
     const Clock::time_point commit_start = Clock::now();
     writer_->commit(options_.fsync);
     result_.flush_seconds = writer_->flush_seconds();
+    result_.rename_seconds = writer_->rename_seconds();
     result_.flushed = options_.fsync;
     result_.writeback = writer_->writeback();  // the writer's waits for the disk
-    result_.write_seconds += seconds_between(commit_start, Clock::now()) - writer_->flush_seconds();
+    result_.write_seconds += seconds_between(commit_start, Clock::now()) -
+                             writer_->flush_seconds() - writer_->rename_seconds();
     result_.bytes_written = writer_->bytes_written();
     result_.wrote_output = true;
   }

@@ -12,6 +12,21 @@
 
 namespace gs::test {
 
+/// @brief Whether these tests (and so the programs, built with the same flags) run under
+///        AddressSanitizer, whose shadow memory needs terabytes of address space: a test that
+///        limits the address space (`ulimit -v`) cannot run under it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitized = true;
+#else
+inline constexpr bool kAddressSanitized = false;
+#endif
+#else
+inline constexpr bool kAddressSanitized = false;
+#endif
+
 /// @brief How a command ended and what it printed.
 struct Outcome {
   int exit_code = -1;  ///< Its exit status, or 128 + the signal that killed it.

@@ -93,6 +93,8 @@ class FrameWriter {
   void commit(bool flush_to_disk = true);
   /// @brief Seconds the flush of commit() took (0 without one).
   double flush_seconds() const { return file_->flush_seconds(); }
+  /// @brief Seconds the rename of commit() took (OutputFile::rename_seconds()).
+  double rename_seconds() const { return file_->rename_seconds(); }
   /// @brief What the writeback per frame did: on or off (and why), and its seconds.
   const WritebackStats& writeback() const { return file_->writeback(); }
   /// @brief Bytes of frame data written so far.

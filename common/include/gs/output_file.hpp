@@ -243,6 +243,10 @@ class OutputFile {
   const std::string& target_path() const { return target_path_; }
   /// @brief Seconds the flush of commit() took (0 without one).
   double flush_seconds() const { return flush_seconds_; }
+  /// @brief Seconds the rename of commit() took: replacing a file, the file system frees the
+  ///        replaced file's blocks inside it (on ext4 mounted with `discard`, about 0.3 s per GB
+  ///        on the course's machines); a new name costs next to nothing.
+  double rename_seconds() const { return rename_seconds_; }
   /// @brief Bytes written through write() and copy_previous_content().
   std::int64_t bytes_written() const { return bytes_written_; }
   /// @brief Whether commit() succeeded.
@@ -268,6 +272,7 @@ class OutputFile {
   int write_error_ = 0;
   std::int64_t bytes_written_ = 0;
   double flush_seconds_ = 0.0;
+  double rename_seconds_ = 0.0;
   bool committed_ = false;
   // The writeback as the file is written: ranges started, oldest first, not yet waited for.
   struct Range {

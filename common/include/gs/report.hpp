@@ -34,6 +34,8 @@ struct RunResult {
   double write_seconds = 0.0;      ///< Inside the HDF5 writes (the writer thread's own time),
                                    ///< writeback.wait_seconds included.
   double flush_seconds = 0.0;      ///< fsync of the file and its directory at the end.
+  double rename_seconds = 0.0;     ///< The rename over the previous file: the file system frees
+                                   ///< the replaced file's blocks inside it.
   bool flushed = false;            ///< Whether the file was flushed to the disk (fsync).
   WritebackStats writeback;        ///< The writeback started per frame (off with --no-fsync or
                                    ///< --no-writeback): how long the writer waited for the disk.
