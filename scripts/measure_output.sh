@@ -7,7 +7,8 @@
 #   2. gray_scott, the official run, default durability, into a new file, twice;
 #   3. gray_scott replacing the previous output, twice;
 #   4. after each run, the share of the output left in the page cache (gs_benchmark --resident);
-#   5. the same with --no-writeback (the "before"): once into a new file, once replacing.
+#   5. the same with --no-writeback (the "before"): once into a new file, once replacing;
+#   6. rm of the output: what a rename over a previous output frees, by itself.
 # Every number goes to $OUT/measure_output-<commit>.csv (device, date, commit on every row); a
 # short table is printed last. A step that fails says so, and the others still run. About 6
 # minutes on the H100 machine (the build 3-4, the runs 2).
@@ -75,7 +76,7 @@ echo "== outputs in $DIR ($FS, $(df -h --output=avail "$DIR" | tail -1 | tr -d '
 rm -f "$DIR"/out.h5 "$DIR"/*.partial-* 2> /dev/null
 sync  # the build's own dirty pages go to the disk now, not during the runs
 
-echo "device,date,commit,directory,file_system,step,run,seconds,write_seconds,writeback_wait_seconds,flush_seconds,disk_wait_seconds,resident_share,writeback,status" > "$CSV"
+echo "device,date,commit,directory,file_system,step,run,seconds,write_seconds,writeback_wait_seconds,flush_seconds,rename_seconds,disk_wait_seconds,resident_share,writeback,status" > "$CSV"
 # What every row starts with, for the Python snippets below (csv quotes what needs quoting).
 export GS_ROW_PREFIX="$DEVICE|$DATE|$COMMIT|$DIR|$FS"
 
@@ -106,7 +107,7 @@ run_gray_scott() {
     step_failed "$name"
     tail -5 "$log"
   fi
-  grep -E "^  (write|writeback|flush|disk) |^total" "$log" | sed 's/^/   /'
+  grep -E "^  (write|writeback|flush|rename|disk) |^total" "$log" | sed 's/^/   /'
   local share=""
   [ -f "$DIR/out.h5" ] && share=$(resident_share "$DIR/out.h5")
   echo "   in the page cache after: ${share:-?}"
@@ -119,7 +120,7 @@ try:
 except Exception:
     run = {}
 fields = [run.get(key, "") for key in ("seconds", "write_seconds", "writeback_wait_seconds",
-                                        "flush_seconds", "disk_wait_seconds")]
+                                        "flush_seconds", "rename_seconds", "disk_wait_seconds")]
 csv.writer(sys.stdout, lineterminator="\n").writerow(
     os.environ["GS_ROW_PREFIX"].split("|") + [step, name] + fields
     + [share, run.get("writeback", ""), status])
@@ -143,7 +144,7 @@ path, impl, status = sys.argv[1:4]
 out = csv.writer(sys.stdout, lineterminator="\n")
 prefix = os.environ["GS_ROW_PREFIX"].split("|")
 def row_of(name, seconds="", write="", waiting="", flush="", resident="", state=status):
-    out.writerow(prefix + ["1", name, seconds, write, waiting, flush, "", resident, "", state])
+    out.writerow(prefix + ["1", name, seconds, write, waiting, flush, "", "", resident, "", state])
 try:
     lines = open(path).read().splitlines()
 except OSError:
@@ -185,7 +186,14 @@ rm -f "$DIR/out.h5"
 run_gray_scott 5a "--no-writeback, new file" --no-writeback
 drop_cache "$DIR/out.h5"
 run_gray_scott 5b "--no-writeback, replacing" --no-writeback
+
+# ---- 6. what deleting the output costs by itself: a rename over it frees as much
+echo "== 6. rm of the output (what a rename over it frees)"
+rm_start=$(date +%s%N)
 rm -f "$DIR/out.h5"
+rm_seconds=$(awk -v ns=$(($(date +%s%N) - rm_start)) 'BEGIN { printf "%.3f", ns / 1e9 }')
+echo "   rm: $rm_seconds s"
+echo "$GS_ROW_PREFIX|6|rm of the output|$rm_seconds||||||||ok" | tr '|' ',' >> "$CSV"
 
 echo
 echo "== summary ($DEVICE, $DATE, commit $COMMIT, $DIR on $FS); every number in $CSV"
@@ -202,13 +210,14 @@ def percent(text):
         return f"{100 * float(text):.1f} %"
     except ValueError:
         return "-"
-print(f"| {'run':<100} | {'s':>7} | {'write':>7} | {'waiting':>7} | {'flush':>7} | {'cached':>8} |")
-print(f"|{'-' * 102}|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 9}:|")
+print(f"| {'run':<100} | {'s':>7} | {'write':>7} | {'waiting':>7} | {'flush':>7} | {'rename':>7} "
+      f"| {'cached':>8} |")
+print(f"|{'-' * 102}|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 8}:|{'-' * 9}:|")
 for row in rows:
     name = row["run"] + ("" if row["status"] == "ok" else f" ({row['status']})")
     print(f"| {name[:100]:<100} | {number(row['seconds']):>7} | {number(row['write_seconds']):>7} | "
           f"{number(row['writeback_wait_seconds']):>7} | {number(row['flush_seconds']):>7} | "
-          f"{percent(row['resident_share']):>8} |")
+          f"{number(row['rename_seconds']):>7} | {percent(row['resident_share']):>8} |")
 EOF
 if [ ${#failures[@]} -gt 0 ]; then
   echo "measure_output.sh: ${#failures[@]} step(s) failed: ${failures[*]}"
