@@ -103,10 +103,6 @@ void print_report(std::ostream& out, const RunResult& result) {
     if (result.flushed) {
       text << "  flush         " << result.flush_seconds
            << " s  (fsync of the file and directory)\n";
-      if (result.rename_seconds >= 0.01) {
-        text << "  rename        " << result.rename_seconds
-             << " s  (over the previous file, whose blocks the file system frees meanwhile)\n";
-      }
       text << "  disk          " << result.disk_wait_seconds() << " s of the " << result.seconds
            << " s wall waiting for the disk (";
       if (writeback.active) {
@@ -117,6 +113,10 @@ void print_report(std::ostream& out, const RunResult& result) {
       }
     } else {
       text << "  flush         not flushed to the disk (--no-fsync)\n";
+    }
+    if (result.rename_seconds >= 0.01) {
+      text << "  rename        " << result.rename_seconds
+           << " s  (over the previous file, whose blocks the file system frees meanwhile)\n";
     }
   } else {
     text << "output          none (--no-output)\n";

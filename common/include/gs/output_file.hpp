@@ -244,7 +244,7 @@ class OutputFile {
   /// @brief Seconds the flush of commit() took (0 without one).
   double flush_seconds() const { return flush_seconds_; }
   /// @brief Seconds the rename of commit() took: replacing a file, the file system frees the
-  ///        replaced file's blocks inside it (on ext4 mounted with `discard`, about 0.3 s per GB
+  ///        replaced file's blocks inside it (on ext4 mounted with `discard`, 0.2-0.3 s per GB
   ///        on the course's machines); a new name costs next to nothing.
   double rename_seconds() const { return rename_seconds_; }
   /// @brief Bytes written through write() and copy_previous_content().
