@@ -110,14 +110,16 @@ const DeviceLimits& device_limits(int device);
 /// @brief device_limits() of the calling thread's current device (cudaGetDevice).
 const DeviceLimits& device_limits();
 
-/// @brief Device memory of the current device within its limits (both 0 without a GPU): under
-///        an override the smaller card's total, which also caps what is free (what is in use
-///        here is not subtracted from it, so that the answer does not depend on other processes
-///        sharing a large GPU).
+/// @brief Device memory of a device, in bytes (device_memory()).
 struct DeviceMemory {
   std::int64_t free = 0;   ///< Bytes free now.
   std::int64_t total = 0;  ///< Bytes in all.
 };
+
+/// @brief Device memory of the current device within its limits (both 0 without a GPU): under
+///        an override the smaller card's total, which also caps what is free (what is in use
+///        here is not subtracted from it, so that the answer does not depend on other processes
+///        sharing a large GPU).
 DeviceMemory device_memory();
 
 /// @brief What @p kernel (a __global__ function, cast to const void*) needs per block.

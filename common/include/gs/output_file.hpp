@@ -157,7 +157,7 @@ struct OutputOptions {
   ///        the page cache until the kernel or the final fsync writes them (what `--no-fsync`
   ///        and `--no-writeback` ask for).
   std::int64_t writeback_bytes = kWritebackBytesInFlight;
-  /// @brief Test seam: replaces ::sync_file_range (empty: the kernel's).
+  /// @brief Test seam: replaces the kernel's `sync_file_range` (empty: the kernel's own).
   SyncRange sync_range;
 };
 
