@@ -44,6 +44,18 @@ std::string describe_device(const Implementation& implementation) {
   return "CPU (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
 }
 
+void commit_frames(FrameWriter& writer, bool flush_to_disk, RunResult& result) {
+  Stopwatch clock;
+  writer.commit(flush_to_disk);
+  result.flush_seconds = writer.flush_seconds();
+  result.rename_seconds = writer.rename_seconds();
+  result.flushed = flush_to_disk;
+  result.writeback = writer.writeback();  // the writer's waits for the disk
+  result.write_seconds += clock.seconds() - result.flush_seconds - result.rename_seconds;
+  result.bytes_written = writer.bytes_written();
+  result.wrote_output = true;
+}
+
 OutputOptions frame_writer_options(const ProgramOptions& options, std::ostream* warnings) {
   OutputOptions output("-o", warnings);
   output.writeback_bytes = options.fsync && options.writeback ? kWritebackBytesInFlight : 0;
@@ -99,15 +111,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
   }
   progress.finish();
   if (writer) {
-    clock.restart();
-    writer->commit(options.fsync);
-    result.flush_seconds = writer->flush_seconds();
-    result.rename_seconds = writer->rename_seconds();
-    result.flushed = options.fsync;
-    result.writeback = writer->writeback();
-    result.write_seconds += clock.seconds() - result.flush_seconds - result.rename_seconds;
-    result.bytes_written = writer->bytes_written();
-    result.wrote_output = true;
+    commit_frames(*writer, options.fsync, result);
   } else {
     // Without output nothing else looks at the state: check the last frame once.
     stepper->fetch_v(frame.data());

@@ -307,16 +307,7 @@ class Pipeline {
     if (writer_error_) std::rethrow_exception(writer_error_);
     gs::throw_if_interrupted("after the last frame");
 
-    const Clock::time_point commit_start = Clock::now();
-    writer_->commit(options_.fsync);
-    result_.flush_seconds = writer_->flush_seconds();
-    result_.rename_seconds = writer_->rename_seconds();
-    result_.flushed = options_.fsync;
-    result_.writeback = writer_->writeback();  // the writer's waits for the disk
-    result_.write_seconds += seconds_between(commit_start, Clock::now()) -
-                             writer_->flush_seconds() - writer_->rename_seconds();
-    result_.bytes_written = writer_->bytes_written();
-    result_.wrote_output = true;
+    gs::commit_frames(*writer_, options_.fsync, result_);
   }
 
   // The computing thread's part of one frame: the steps, then the frame into its slot.

@@ -20,6 +20,8 @@ class Validator;
 
 namespace gs {
 
+class FrameWriter;  // gs/hdf5_io.hpp
+
 /// @brief Exit codes of every program (documented in the README).
 enum ExitCode : int {
   kExitSuccess = 0,  ///< The run finished and its output (if any) is complete.
@@ -60,6 +62,12 @@ struct FrameLoop {
 ///        the fast mode that promises nothing about the disk does not wait for it either.
 OutputOptions frame_writer_options(const ProgramOptions& options,
                                    std::ostream* warnings = &std::cerr);
+
+/// @brief Commits the frames of a run (FrameWriter::commit(), flushed with @p flush_to_disk) and
+///        records it in @p result: the flush, the rename and the writeback on lines of their own,
+///        the rest of the commit (closing the file) added to the write time, the bytes written.
+///        Every frame loop ends its output with it.
+void commit_frames(FrameWriter& writer, bool flush_to_disk, RunResult& result);
 
 /// @brief The synchronous frame loop: compute a frame, fetch it, write it, and so on. Throws
 ///        OutputError, Diverged, Interrupted or the implementation's own errors.
