@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device_profiles.hpp"
 #include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
@@ -18,30 +19,11 @@ namespace {
 constexpr std::int64_t kKiB = 1024;
 constexpr std::int64_t kGiB = kKiB * kKiB * kKiB;
 
-// What cudaGetDeviceProperties reports for the course's H100 (NVIDIA H100 80GB HBM3).
-gs::DeviceLimits h100() {
-  gs::DeviceLimits l;
-  l.name = "NVIDIA H100 80GB HBM3";
-  l.pci_bus = "0000:19:00";
-  l.compute_major = 9;
-  l.compute_minor = 0;
-  l.multiprocessors = 132;
-  l.shared_per_block = 48 * kKiB;
-  l.shared_per_block_optin = 227 * kKiB;
-  l.shared_per_multiprocessor = 228 * kKiB;
-  l.reserved_shared_per_block = 1 * kKiB;
-  l.registers_per_block = 65536;
-  l.registers_per_multiprocessor = 65536;
-  l.threads_per_block = 1024;
-  l.threads_per_multiprocessor = 2048;
-  l.blocks_per_multiprocessor = 32;
-  l.memory = 85 * std::int64_t{1000000000};
-  return l;
-}
+using gs::test::h100_limits;
 
 // A card smaller than a T4 in SMs and memory: a T4 profile on it keeps its own smaller values.
 gs::DeviceLimits small_card() {
-  gs::DeviceLimits l = h100();
+  gs::DeviceLimits l = h100_limits();
   l.name = "a small card";
   l.compute_major = 7;
   l.compute_minor = 5;
@@ -56,7 +38,7 @@ gs::DeviceLimits small_card() {
 
 TEST(DeviceLimits, NoOverrideKeepsTheDevicesLimits) {
   for (const char* spec : {"", "  "}) {
-    const gs::DeviceLimits got = gs::reduce_limits(h100(), spec);
+    const gs::DeviceLimits got = gs::reduce_limits(h100_limits(), spec);
     EXPECT_FALSE(got.overridden()) << "'" << spec << "'";
     EXPECT_EQ(got.multiprocessors, 132);
     EXPECT_EQ(got.shared_per_block_optin, 227 * kKiB);
@@ -66,7 +48,7 @@ TEST(DeviceLimits, NoOverrideKeepsTheDevicesLimits) {
 }
 
 TEST(DeviceLimits, TheT4ProfileIsATuringCard) {
-  const gs::DeviceLimits t4 = gs::reduce_limits(h100(), "t4");
+  const gs::DeviceLimits t4 = gs::reduce_limits(h100_limits(), "t4");
   EXPECT_TRUE(t4.overridden());
   EXPECT_EQ(t4.name, "NVIDIA H100 80GB HBM3") << "the name stays the device's own";
   EXPECT_EQ(t4.compute_major, 7);
@@ -90,7 +72,7 @@ TEST(DeviceLimits, TheT4ProfileIsATuringCard) {
 }
 
 TEST(DeviceLimits, TheGtx1650ProfileHasFewerSmsAndLessMemory) {
-  const gs::DeviceLimits gtx = gs::reduce_limits(h100(), "gtx1650");
+  const gs::DeviceLimits gtx = gs::reduce_limits(h100_limits(), "gtx1650");
   EXPECT_EQ(gtx.multiprocessors, 14);
   EXPECT_EQ(gtx.memory, 4 * kGiB);
   EXPECT_EQ(gtx.shared_per_block_optin, 64 * kKiB);
@@ -99,8 +81,8 @@ TEST(DeviceLimits, TheGtx1650ProfileHasFewerSmsAndLessMemory) {
 }
 
 TEST(DeviceLimits, ProfileNamesIgnoreCaseAndSpaces) {
-  EXPECT_EQ(gs::reduce_limits(h100(), " T4 ").multiprocessors, 40);
-  EXPECT_EQ(gs::reduce_limits(h100(), "GTX1650").multiprocessors, 14);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), " T4 ").multiprocessors, 40);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "GTX1650").multiprocessors, 14);
   EXPECT_EQ(gs::device_limit_profiles(), (std::vector<std::string>{"t4", "gtx1650"}));
 }
 
@@ -112,7 +94,7 @@ TEST(DeviceLimits, AProfileNeverGrowsALimit) {
 }
 
 TEST(DeviceLimits, KeysSetSingleLimits) {
-  const gs::DeviceLimits got = gs::reduce_limits(h100(), "sms=20, shared_per_block=24K");
+  const gs::DeviceLimits got = gs::reduce_limits(h100_limits(), "sms=20, shared_per_block=24K");
   EXPECT_EQ(got.multiprocessors, 20);
   EXPECT_EQ(got.shared_per_block, 24 * kKiB);
   EXPECT_EQ(got.shared_per_block_optin, 227 * kKiB) << "what no key names stays the device's";
@@ -121,33 +103,34 @@ TEST(DeviceLimits, KeysSetSingleLimits) {
 }
 
 TEST(DeviceLimits, ByteCountsTakeBinaryUnits) {
-  EXPECT_EQ(gs::reduce_limits(h100(), "shared_per_block=40000").shared_per_block, 40000);
-  EXPECT_EQ(gs::reduce_limits(h100(), "shared_per_block=32KiB").shared_per_block, 32 * kKiB);
-  EXPECT_EQ(gs::reduce_limits(h100(), "shared_per_block=32k").shared_per_block, 32 * kKiB);
-  EXPECT_EQ(gs::reduce_limits(h100(), "memory=512M").memory, 512 * kKiB * kKiB);
-  EXPECT_EQ(gs::reduce_limits(h100(), "memory=2G").memory, 2 * kGiB);
-  EXPECT_EQ(gs::reduce_limits(h100(), "memory=2GiB").memory, 2 * kGiB);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "shared_per_block=40000").shared_per_block, 40000);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "shared_per_block=32KiB").shared_per_block, 32 * kKiB);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "shared_per_block=32k").shared_per_block, 32 * kKiB);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "memory=512M").memory, 512 * kKiB * kKiB);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "memory=2G").memory, 2 * kGiB);
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "memory=2GiB").memory, 2 * kGiB);
 }
 
 TEST(DeviceLimits, KeysAfterAProfileChangeIt) {
-  const gs::DeviceLimits fewer = gs::reduce_limits(h100(), "t4,sms=20");
+  const gs::DeviceLimits fewer = gs::reduce_limits(h100_limits(), "t4,sms=20");
   EXPECT_EQ(fewer.multiprocessors, 20);
   EXPECT_EQ(fewer.shared_per_block_optin, 64 * kKiB);
   EXPECT_NE(fewer.source().find("Tesla T4"), std::string::npos);
   EXPECT_NE(fewer.source().find("t4,sms=20"), std::string::npos) << fewer.source();
-  EXPECT_EQ(gs::reduce_limits(h100(), "t4,sms=80").multiprocessors, 80)
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "t4,sms=80").multiprocessors, 80)
       << "a key may set more than the profile, up to the device's own";
 }
 
 TEST(DeviceLimits, ABlockNeverGetsMoreThanItsMultiprocessor) {
-  const gs::DeviceLimits shared = gs::reduce_limits(h100(), "shared_per_sm=32K");
+  const gs::DeviceLimits shared = gs::reduce_limits(h100_limits(), "shared_per_sm=32K");
   EXPECT_EQ(shared.shared_per_block_optin, 31 * kKiB) << "the SM's, less the runtime's 1 KiB";
   EXPECT_EQ(shared.shared_per_block, 31 * kKiB);
-  EXPECT_EQ(gs::reduce_limits(h100(), "t4,shared_per_sm=32K").shared_per_block_optin, 32 * kKiB)
+  EXPECT_EQ(gs::reduce_limits(h100_limits(), "t4,shared_per_sm=32K").shared_per_block_optin,
+            32 * kKiB)
       << "a T4 keeps no shared memory per block";
-  const gs::DeviceLimits threads = gs::reduce_limits(h100(), "threads_per_sm=512");
+  const gs::DeviceLimits threads = gs::reduce_limits(h100_limits(), "threads_per_sm=512");
   EXPECT_EQ(threads.threads_per_block, 512);
-  const gs::DeviceLimits registers = gs::reduce_limits(h100(), "registers_per_sm=32768");
+  const gs::DeviceLimits registers = gs::reduce_limits(h100_limits(), "registers_per_sm=32768");
   EXPECT_EQ(registers.registers_per_block, 32768);
 }
 
@@ -164,7 +147,7 @@ class DeviceLimitsRefuses : public ::testing::TestWithParam<BadSpec> {};
 
 TEST_P(DeviceLimitsRefuses, WithAMessageThatNamesTheProblem) {
   try {
-    gs::reduce_limits(h100(), GetParam().spec);
+    gs::reduce_limits(h100_limits(), GetParam().spec);
     ADD_FAILURE() << "GS_DEVICE_LIMITS=" << GetParam().spec << " was accepted";
   } catch (const gs::InvalidParameter& error) {
     const std::string message = error.what();
@@ -200,7 +183,7 @@ gs::KernelResources no_resources() {
 }
 
 TEST(DeviceLimitsModel, BlocksPerMultiprocessorByThreadsSharedMemoryAndRegisters) {
-  const gs::DeviceLimits t4 = gs::reduce_limits(h100(), "t4");
+  const gs::DeviceLimits t4 = gs::reduce_limits(h100_limits(), "t4");
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, no_resources(), 1024, 64 * kKiB), 1);
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, no_resources(), 1024, 64 * kKiB + 4), 0);
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, no_resources(), 256, 0), 4) << "1024 threads per SM";
@@ -209,7 +192,7 @@ TEST(DeviceLimitsModel, BlocksPerMultiprocessorByThreadsSharedMemoryAndRegisters
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, {0, 64, 0}, 1024, 0), 1);
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, {0, 65, 0}, 1024, 0), 0) << "registers";
   EXPECT_EQ(gs::blocks_per_multiprocessor(t4, {25600, 32, 0}, 256, 0), 2) << "static shared";
-  const gs::DeviceLimits own = h100();
+  const gs::DeviceLimits own = h100_limits();
   EXPECT_EQ(gs::blocks_per_multiprocessor(own, no_resources(), 1024, 227 * kKiB), 1);
   EXPECT_EQ(gs::blocks_per_multiprocessor(own, no_resources(), 1024, 64 * kKiB), 2)
       << "2048 threads per SM";
@@ -219,7 +202,7 @@ TEST(DeviceLimitsModel, BlocksPerMultiprocessorByThreadsSharedMemoryAndRegisters
 }
 
 TEST(DeviceLimitsModel, LaunchProblemsNameWhatDoesNotFit) {
-  const gs::DeviceLimits t4 = gs::reduce_limits(h100(), "t4");
+  const gs::DeviceLimits t4 = gs::reduce_limits(h100_limits(), "t4");
   EXPECT_EQ(gs::launch_problem(t4, no_resources(), 1024, 64 * kKiB), "");
   EXPECT_EQ(gs::launch_problem(t4, {25600, 40, 256}, 256, 0), "");
   EXPECT_NE(gs::launch_problem(t4, no_resources(), 2048, 0).find("more than the 1024"),
@@ -228,7 +211,7 @@ TEST(DeviceLimitsModel, LaunchProblemsNameWhatDoesNotFit) {
             std::string::npos);
   EXPECT_NE(gs::launch_problem(t4, no_resources(), 1024, 128 * kKiB).find("more than the 64 KiB"),
             std::string::npos);
-  const gs::DeviceLimits small_default = gs::reduce_limits(h100(), "shared_per_block=24K");
+  const gs::DeviceLimits small_default = gs::reduce_limits(h100_limits(), "shared_per_block=24K");
   EXPECT_NE(gs::launch_problem(small_default, {25600, 32, 0}, 256, 0).find("without the opt-in"),
             std::string::npos);
   EXPECT_EQ(gs::launch_problem(small_default, no_resources(), 256, 25600), "")

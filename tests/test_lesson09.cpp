@@ -36,6 +36,7 @@
 
 #include "batch.hpp"
 #include "check.hpp"
+#include "device_profiles.hpp"
 #include "gs/device_limits.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
@@ -326,24 +327,7 @@ TEST(CpuIsolation, OrderOfTheMembersDoesNotMatter) {
 // The launch plan for given limits (no GPU needed): an H100's, and the smaller cards'
 // ---------------------------------------------------------------------------------------------
 
-// What an H100 (80 GB HBM3) reports.
-gs::DeviceLimits h100_limits() {
-  gs::DeviceLimits l;
-  l.name = "NVIDIA H100 80GB HBM3";
-  l.compute_major = 9;
-  l.multiprocessors = 132;
-  l.shared_per_block = 48 * 1024;
-  l.shared_per_block_optin = 227 * 1024;
-  l.shared_per_multiprocessor = 228 * 1024;
-  l.reserved_shared_per_block = 1024;
-  l.registers_per_block = 65536;
-  l.registers_per_multiprocessor = 65536;
-  l.threads_per_block = 1024;
-  l.threads_per_multiprocessor = 2048;
-  l.blocks_per_multiprocessor = 32;
-  l.memory = std::int64_t{80} << 30;
-  return l;
-}
+using gs::test::h100_limits;  // what an H100 (80 GB HBM3) reports
 
 TEST(PlanForLimits, ResidentOnAnH100) {
   const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic, h100_limits());
