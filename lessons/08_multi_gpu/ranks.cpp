@@ -33,6 +33,7 @@
 #include <mpi-ext.h>  // OpenMPI's extensions: MPIX_Query_cuda_support
 #endif
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,6 +100,10 @@ inline void nccl_check(ncclResult_t status, const char* call, const char* file, 
 // The exercise: exchange_with_mpi() and exchange_with_nccl(). Angle brackets: the build picks
 // lessons/08_multi_gpu/halo_exchange.hpp (your stubs) or the solution's copy.
 #include <halo_exchange.hpp>
+
+#if GS_HAVE_CUDA
+#include "edge_first.hpp"  // the exchange behind the compute (GPU ranks, NCCL)
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // The decomposition
@@ -226,6 +231,14 @@ std::string choose_gpu([[maybe_unused]] int local_rank) {
 #else
   return "no GPU (this build has no CUDA)";
 #endif
+}
+
+// The cores this rank's threads may run on (its affinity, as mpirun or Slurm bound it).
+int cores_of_this_rank() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 enum class Transport { host, staged, nccl };
@@ -394,8 +407,13 @@ class RankSlab {
  public:
   // Creates this rank's stepper and checks, on this rank alone, that it offers the view of its
   // fields that the exchange needs (std::invalid_argument if not), before any rank starts.
-  RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport)
-      : plan_(plan), transport_(transport), stepper_(implementation.create()) {
+  RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport,
+           bool overlap)
+      : implementation_(implementation),
+        plan_(plan),
+        transport_(transport),
+        overlap_wanted_(overlap),
+        stepper_(implementation.create()) {
 #if GS_HAVE_CUDA
     if (implementation.device == gs::Device::gpu) {
       // u and v, now and next, of the extended slab: what a single-GPU stepper holds at least.
@@ -412,15 +430,63 @@ class RankSlab {
                                   "halo exchange needs; choose another with --impl");
     }
   }
-  // The ranks' connection for the exchange, a collective of every rank (NCCL's communicator):
-  // made once every rank has said that it can start.
-  void connect() {
+  // The ranks' connections for the exchange, a collective of every rank, made once every rank
+  // has said that it can start: NCCL's communicator (GPU ranks), then one exchange of each kind
+  // the run will make, waited for. NCCL connects a pair of ranks at their first transfer (tens of
+  // milliseconds) and MPI its shared-memory or network channels at the first message: paid here,
+  // measured and reported on its own line, never inside the timed frames.
+  // Returns the seconds: {communicator, first exchanges}.
+  std::pair<double, double> connect() {
+    gs::Stopwatch clock;
 #if GS_HAVE_NCCL
     if (transport_ == Transport::nccl) init_nccl();
 #endif
+    const double communicator = clock.seconds();
+    clock.restart();
+    exchange();
+    synchronize();
+#if GS_HAVE_NCCL
+    if (transport_ == Transport::nccl && overlap_wanted_) {
+      // Every rank runs edge first or none does (the transfers of one must meet the same calls on
+      // the other side): a slab too thin for the strips on any rank decides for all.
+      overlap_note_ = EdgeFirst::problem(plan_);
+      const int possible = overlap_note_.empty() ? 1 : 0;
+      int everywhere = 0;
+      MPI_Allreduce(&possible, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (everywhere == 0 && overlap_note_.empty()) {
+        overlap_note_ = "another rank's slab is too thin for the strips";
+      }
+      if (everywhere == 1) {
+        try {
+          edge_first_ = std::make_unique<EdgeFirst>(plan_, implementation_.create(), nccl_);
+          edge_first_->load(gs::Rates{}, stepper_->fields());
+          edge_first_->period(stepper_->fields());  // records its graph, NCCL's calls included
+          GS_CUDA_CHECK(cudaStreamSynchronize(edge_first_->stream()));
+        } catch (const std::invalid_argument& error) {
+          overlap_note_ = error.what();
+          edge_first_.reset();
+        }
+      }
+    } else if (overlap_wanted_ && transport_ == Transport::staged) {
+      overlap_note_ = "edge first needs NCCL";
+    }
+#else
+    if (overlap_wanted_ && transport_ == Transport::staged) overlap_note_ = "edge first needs NCCL";
+#endif
+    return {communicator, clock.seconds()};
   }
+  // Whether the exchange runs behind the compute (edge first), and why not when it was asked.
+  bool overlapped() const {
+#if GS_HAVE_NCCL
+    return edge_first_ != nullptr;
+#else
+    return false;
+#endif
+  }
+  const std::string& overlap_note() const { return overlap_note_; }
   ~RankSlab() {
 #if GS_HAVE_NCCL
+    edge_first_.reset();  // waits for its transfers, before the communicator goes
     if (nccl_ != nullptr) ncclCommDestroy(nccl_);
 #endif
   }
@@ -449,16 +515,31 @@ class RankSlab {
   void load(const gs::State& extended, const gs::Rates& rates) {
     attempt([&] { stepper_->load(extended, rates); });
     steps_since_exchange_ = 0;  // the halos hold exact rows
+#if GS_HAVE_NCCL
+    if (edge_first_ != nullptr) {  // the first period starts at once, from the state loaded
+      attempt([&] { edge_first_->load(rates, stepper_->fields()); });
+      edge_first_->period(stepper_->fields());
+    }
+#endif
   }
 
   // `steps` steps, exchanging the halos whenever `halo` steps were made since the last exchange.
+  // Edge first, the exchange of a period runs during its steps: when a period ends, the next one
+  // starts at once (its strips, then its exchange, queued behind the slab's steps on the GPU), so
+  // the host's pauses between frames do not hold it back.
   void advance(int steps) {
     while (steps > 0) {
-      if (steps_since_exchange_ == plan_.halo) exchange();
+      if (!overlapped() && steps_since_exchange_ == plan_.halo) exchange();
       const int now = std::min(steps, plan_.halo - steps_since_exchange_);
       attempt([&] { stepper_->advance(now); });
       steps_since_exchange_ += now;
       steps -= now;
+#if GS_HAVE_NCCL
+      if (overlapped() && steps_since_exchange_ == plan_.halo) {
+        edge_first_->period(stepper_->fields());
+        steps_since_exchange_ = 0;
+      }
+#endif
     }
   }
 
@@ -568,6 +649,7 @@ class RankSlab {
   }
 
 #if GS_HAVE_NCCL
+  std::unique_ptr<EdgeFirst> edge_first_;  // the exchange behind the compute, or none
   // One NCCL communicator over all ranks, bootstrapped through MPI: rank 0 makes the unique id,
   // every rank receives it and joins.
   void init_nccl() {
@@ -589,8 +671,11 @@ class RankSlab {
   };
   std::unique_ptr<float, PinnedFree> staging_;
 #endif
+  const gs::Implementation& implementation_;
   HaloPlan plan_;
   Transport transport_;
+  bool overlap_wanted_;
+  std::string overlap_note_;  // why the exchange is not behind the compute, when it was wanted
   std::unique_ptr<gs::Stepper> stepper_;
   int steps_since_exchange_ = 0;
   std::vector<float> extended_v_;
@@ -860,6 +945,7 @@ struct Options {
   std::string implementation_name;
   std::string csv;  // benchmark: append the result as CSV rows
   bool list = false;
+  bool no_overlap = false;  // the exchange between the steps, not behind them
 };
 
 void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
@@ -884,6 +970,9 @@ void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
                  "halo exchange of GPU ranks: nccl, mpi (staged through host memory) or auto")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
+  app.add_flag("--no-edge-first", options.no_overlap,
+               "GPU ranks with NCCL: exchange between the steps instead of behind them (edge "
+               "first: the boundary rows computed first and sent while the slab computes)");
   app.add_flag("--list", options.list, "list the implementations a rank can run and exit");
   app.add_flag("--weak", options.weak,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
@@ -945,6 +1034,7 @@ std::vector<Argument> arguments_of(const Options& options, const CLI::App& app) 
       {"--impl", options.implementation_name.empty() ? "(not given)" : options.implementation_name},
       {"--halo", std::to_string(options.halo)},
       {"--transport", options.transport},
+      {"--no-edge-first", yes_no(options.no_overlap)},
       {"--list", yes_no(options.list)},
       {"--weak", yes_no(options.weak)},
       {"--csv", options.csv.empty() ? "(not given)" : options.csv}};
@@ -1140,7 +1230,7 @@ double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Param
 // alone and on all ranks; strong scaling (the grid is shared: efficiency = T1 / (P * TP)) or weak
 // (each rank gets the grid given: efficiency = T1 / TP). Compute only; prints the table's row.
 int benchmark(const gs::Implementation& implementation, const Options& options, int size,
-              Transport transport, Follower& follower) {
+              Transport transport, bool overlapped, Follower& follower) {
   gs::Params one = options.program.params;  // what the single device computes
   gs::Params all = one;                     // what the ranks compute together
   if (options.weak) all.rows = one.rows * size;
@@ -1158,7 +1248,8 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   const double efficiency = options.weak ? single / together : single / (size * together);
   const char* kind = options.weak ? "weak" : "strong";
   std::cout << "| " << implementation.name << " | " << kind << " | " << size << " | " << all.rows
-            << " x " << all.cols << " | " << options.halo << " | " << name_of(transport) << " | "
+            << " x " << all.cols << " | " << options.halo << " | " << name_of(transport)
+            << (overlapped ? ", edge first" : "") << " | "
             << std::fixed << std::setprecision(4) << single << " | " << together << " | "
             << std::setprecision(1) << 100.0 * efficiency << " % |\n";
   if (!options.csv.empty()) {
@@ -1166,7 +1257,7 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
     std::ostringstream row;
     row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
         << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
-        << (transport == Transport::nccl     ? "nccl"
+        << (transport == Transport::nccl     ? (overlapped ? "nccl-edge-first" : "nccl")
             : transport == Transport::staged ? "staged"
                                              : "host")
         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
@@ -1256,7 +1347,8 @@ int program(int argc, char** argv, const char* program_name) {
   Verdict device;
   try {
     if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
-    slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport);
+    slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport,
+                                      !options.no_overlap && options.mode != "exchange-check");
   } catch (const std::invalid_argument& error) {
     device = stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
   } catch (const std::bad_alloc&) {
@@ -1268,8 +1360,9 @@ int program(int argc, char** argv, const char* program_name) {
   }
   verdict = agree(device, rank, size);
   if (verdict.stop) return conclude(verdict, rank);
+  std::pair<double, double> set_up{0.0, 0.0};
   try {
-    slab->connect();  // a collective of its own: a rank failing in it cannot be waited for
+    set_up = slab->connect();  // collectives of their own: a rank failing in them cannot be waited for
   } catch (const std::exception& error) {
     abort_every_rank(rank_prefix + "error: " + error.what() + "\n");
   }
@@ -1277,14 +1370,39 @@ int program(int argc, char** argv, const char* program_name) {
   char host[256] = {};
   int host_length = 0;
   MPI_Get_processor_name(host, &host_length);
+  const int cores = cores_of_this_rank();
   print_in_rank_order("rank " + std::to_string(rank) + " of " + std::to_string(size) + " on " +
-                          std::string(host, static_cast<std::size_t>(host_length)) + ": " + where,
+                          std::string(host, static_cast<std::size_t>(host_length)) + ": " + where +
+                          ", may run on " + std::to_string(cores) +
+                          (cores == 1 ? " core" : " cores"),
                       rank, size);
+  // The slowest rank's set-up is the run's: what every rank waited for before the first step.
+  double slowest[2] = {0.0, 0.0};
+  MPI_Reduce(&set_up.first, &slowest[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&set_up.second, &slowest[1], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  int fewest_cores = cores;
+  MPI_Allreduce(&cores, &fewest_cores, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0) {
     std::cerr << "slabs of " << rows / size << "-" << (rows + size - 1) / size << " rows, halo "
               << options.halo << " rows (one exchange every " << options.halo << " steps), "
-              << chosen->name << " on every rank, exchange: " << name_of(transport) << "; "
-              << cuda_awareness() << "\n";
+              << chosen->name << " on every rank, exchange: " << name_of(transport)
+              << (slab->overlapped() ? ", behind the compute (edge first)"
+                                     : ", between the steps" + (slab->overlap_note().empty()
+                                                                    ? std::string()
+                                                                    : " (" + slab->overlap_note() +
+                                                                          ")"))
+              << "; " << cuda_awareness() << "\n";
+    std::cerr << std::fixed << std::setprecision(3) << "set-up, before any timed step: "
+              << (transport == Transport::nccl ? "NCCL communicator " : "connections ")
+              << slowest[0] << " s, first exchanges " << slowest[1] << " s\n"
+              << std::defaultfloat;
+    if (fewest_cores < 2 && size > 1 && chosen->device == gs::Device::gpu) {
+      std::cerr << "warning: a rank may run on one core only (mpirun binds each rank to a core "
+                   "when it starts two): the rank's own thread and the threads NCCL and CUDA "
+                   "start then share it, and every exchange waits for them. Start the ranks with "
+                   "`mpirun --bind-to none` (or give each rank several cores: `--map-by "
+                   "slot:PE=4`, Slurm's --cpus-per-task).\n";
+    }
   }
 
   if (options.mode == "exchange-check") {
@@ -1311,7 +1429,7 @@ int program(int argc, char** argv, const char* program_name) {
     if (options.mode == "benchmark") {
       std::cout << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
                    "all ranks s | efficiency |\n|---|---|---:|---|---:|---|---:|---:|---:|\n";
-      const int code = benchmark(*chosen, options, size, transport, follower);
+      const int code = benchmark(*chosen, options, size, transport, slab->overlapped(), follower);
       if (code != gs::kExitSuccess) mine = stop_with(code, "");  // benchmark() said why
     } else {
       gs::Implementation distributed = *chosen;

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Lesson 08's scaling on the GPUs of one machine, in one sitting: lesson 08's tests, a
+# compute-sanitizer run of two ranks, then `lesson08_solution benchmark` (each row times one
+# GPU and all ranks in the same run) for strong and weak scaling, each exchange (NCCL edge first,
+# NCCL between the steps, MPI through pinned host memory), the halo depths, mpirun's default
+# binding against --bind-to none, NCCL's network path (sockets), ten runs in a row, and the
+# official run end to end with its output on every GPU against gray_scott on one. Rows go to
+# $OUT/scaling.csv (the benchmark's CSV), logs to $OUT.
+#
+#   bash scripts/measure_scaling.sh                 # every GPU of the machine
+#   GS_GPUS="1 2" bash scripts/measure_scaling.sh   # these rank counts
+#   GS_BUILD_DIR=/tmp/b bash scripts/measure_scaling.sh   # reuse a build
+#   GS_PARTS="tests bench" ...                      # tests sanitize bench halo binding socket repeat end2end
+set -uo pipefail
+OUT=${OUT:-$PWD/scaling-logs}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$gpus" -ge 1 ] || { echo "measure_scaling.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 1; }
+RANKS=${GS_GPUS:-$(seq -s ' ' 2 "$gpus" | tr ' ' '\n' | awk '$1==2||$1==4||$1==8' | tr '\n' ' ')}
+PARTS=${GS_PARTS:-tests sanitize bench halo binding socket repeat end2end}
+BUILD=${GS_BUILD_DIR:-/tmp/gs-scaling}
+FRAMES=${GS_FRAMES:-1000}
+COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+status=0
+
+echo "== $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $gpus, commit $COMMIT, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
+nvidia-smi topo -m 2>/dev/null | head -$((gpus + 1)) | cut -c1-60
+if [ ! -x "$BUILD/bin/lesson08_solution" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+  cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 \
+    || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+fi
+L08="$BUILD/bin/lesson08_solution"
+CSV="$OUT/scaling.csv"
+
+if has tests; then
+  echo "== lesson 08's tests (CPU and GPU)"
+  ctest --test-dir "$BUILD" -L lesson08 -LE exercise -j 2 --timeout 300 --output-on-failure \
+    > "$OUT/lesson08-tests.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped" "$OUT/lesson08-tests.log" | head -20
+  echo "== $((gpus + 1)) ranks on $gpus GPUs through NCCL (a rank with two neighbours; NCCL may refuse two ranks on one GPU)"
+  timeout 120 mpirun --bind-to none -np $((gpus + 1)) "$L08" -r 67 -c 131 -n 3 -e 9 --halo 4 \
+    -o /tmp/gs-interior.h5 --no-fsync 2>&1 | grep -E "slabs|error|Error|total" | head -5 | cut -c1-200
+fi
+
+if has sanitize; then
+  echo "== compute-sanitizer memcheck and synccheck, $gpus ranks with NCCL (edge first), then between the steps"
+  for tool in memcheck synccheck; do
+    for mode in "" "--no-edge-first"; do
+      log="$OUT/sanitizer-$tool${mode:+-between}.log"
+      timeout 300 mpirun --bind-to none -np "$gpus" compute-sanitizer --tool "$tool" \
+        --error-exitcode 99 "$L08" -r 67 -c 131 -n 3 -e 9 --halo 4 --no-output $mode > "$log" 2>&1
+      rc=$?
+      echo "$tool ${mode:-edge-first}: rc $rc, $(grep -E 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+      [ $rc -eq 0 ] || status=1
+    done
+  done
+fi
+
+# One benchmark row: ranks, then the program's arguments. Prints the row or why not.
+row() {
+  local ranks=$1 bind=$2
+  shift 2
+  local log="$OUT/row.log"
+  if timeout 120 mpirun $bind -np "$ranks" "$L08" benchmark --csv "$CSV" "$@" > "$log" 2>&1; then
+    grep -E "^\| l0" "$log" | tail -1
+    grep -E "^set-up" "$log" | sed 's/^/    /'
+  else
+    echo "NO ROW (rc $?): $ranks ranks $bind $*"; tail -5 "$log" | sed 's/^/    /'
+    status=1
+  fi
+}
+
+if has bench; then
+  echo "== scaling ($FRAMES frames x 32 steps, --bind-to none)"
+  echo "| implementation | scaling | ranks | grid | halo | exchange | one device s | all ranks s | efficiency |"
+  for p in $RANKS; do
+    for exchange in "" "--no-edge-first" "--transport mpi"; do
+      row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange
+      row "$p" "--bind-to none" -r 2160 -c 3840 -n "$((FRAMES / 4))" -e 32 $exchange
+      row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange
+    done
+  done
+fi
+
+if has halo; then
+  echo "== the halo's depth (strong 1080 x 1920, $gpus ranks)"
+  for halo in 4 8 16 32 64; do
+    for exchange in "" "--no-edge-first"; do
+      row "$gpus" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --halo $halo $exchange
+    done
+  done
+fi
+
+if has binding; then
+  echo "== mpirun's default binding (one core per rank for two ranks) against --bind-to none"
+  for bind in "" "--bind-to none"; do
+    row "$gpus" "$bind" -r 2160 -c 3840 -n 200 -e 32
+    grep -E "^warning" "$OUT/row.log" | cut -c1-120 | sed 's/^/    /'
+  done
+fi
+
+if has socket; then
+  echo "== NCCL's network path between the ranks (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: sockets)"
+  for exchange in "" "--no-edge-first"; do
+    row "$gpus" "--bind-to none -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1" \
+      -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange
+    row "$gpus" "--bind-to none -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1" \
+      -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange
+  done
+  NCCL_DEBUG=INFO NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 timeout 60 mpirun --bind-to none \
+    -x NCCL_DEBUG -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE -np 2 "$L08" exchange-check \
+    -r 64 -c 64 --halo 4 2>&1 | grep -E "via|NET/" | head -4 | cut -c1-140
+fi
+
+if has repeat; then
+  echo "== ten runs in a row (strong 1080 x 1920, $gpus ranks, 200 frames): each must print its row"
+  printed=0
+  for i in $(seq 10); do
+    if timeout 60 mpirun --bind-to none -np "$gpus" "$L08" benchmark -r 1080 -c 1920 -n 200 -e 32 \
+      > "$OUT/repeat-$i.log" 2>&1 && grep -q "^| l0" "$OUT/repeat-$i.log"; then
+      printed=$((printed + 1))
+    else
+      echo "run $i: no row"; tail -3 "$OUT/repeat-$i.log"
+    fi
+  done
+  echo "$printed of 10 printed their row"
+  [ "$printed" = 10 ] || status=1
+fi
+
+if has end2end; then
+  echo "== the official run end to end with its output: gray_scott on one GPU, lesson 08 on $gpus"
+  dir=$(mktemp -d /tmp/gs-e2e.XXXXXX)
+  for i in 1 2; do
+    /usr/bin/time -f "gray_scott (1 GPU): %e s wall" "$BUILD/bin/gray_scott" -o "$dir/one.h5" \
+      2> "$OUT/e2e-one-$i.log" > "$OUT/e2e-one-$i.out"
+    tail -1 "$OUT/e2e-one-$i.log"; grep -E "^total|^compute|^output" "$OUT/e2e-one-$i.out" | sed 's/^/    /'
+    rm -f "$dir/one.h5"
+    /usr/bin/time -f "lesson08 ($gpus GPUs): %e s wall" mpirun --bind-to none -np "$gpus" "$L08" \
+      -o "$dir/all.h5" 2> "$OUT/e2e-all-$i.log" > "$OUT/e2e-all-$i.out"
+    tail -1 "$OUT/e2e-all-$i.log"; grep -E "^total|^compute|^output" "$OUT/e2e-all-$i.out" | sed 's/^/    /'
+    rm -f "$dir/all.h5"
+  done
+  rm -rf "$dir"
+fi
+echo "measure_scaling.sh: status $status"
+exit $status
