@@ -131,19 +131,19 @@ class EdgeFirst {
   int mailbox_rows() const { return plan_.top + 2 * plan_.halo + plan_.bottom; }
 
   gs::FieldView strip_view(const gs::DeviceFloats (&strip)[2]) const {
-    return {strip[0].get(), strip[1].get(), pitch_, 3 * plan_.halo, plan_.cols,
-            gs::Device::gpu, stream_};
+    return {strip[0].get(), strip[1].get(),  pitch_, 3 * plan_.halo,
+            plan_.cols,     gs::Device::gpu, stream_};
   }
 
   // `count` rows from row `from` of `source` to row `to` of `target`, both of this pitch.
   void copy_rows(float* target, int to, const float* source, int from, int count) {
     if (count <= 0) return;
     const std::size_t pitch_bytes = static_cast<std::size_t>(pitch_) * sizeof(float);
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(
-        target + static_cast<std::ptrdiff_t>(to) * pitch_, pitch_bytes,
-        source + static_cast<std::ptrdiff_t>(from) * pitch_, pitch_bytes,
-        static_cast<std::size_t>(plan_.cols) * sizeof(float), static_cast<std::size_t>(count),
-        cudaMemcpyDeviceToDevice, stream_));
+    GS_CUDA_CHECK(
+        cudaMemcpy2DAsync(target + static_cast<std::ptrdiff_t>(to) * pitch_, pitch_bytes,
+                          source + static_cast<std::ptrdiff_t>(from) * pitch_, pitch_bytes,
+                          static_cast<std::size_t>(plan_.cols) * sizeof(float),
+                          static_cast<std::size_t>(count), cudaMemcpyDeviceToDevice, stream_));
   }
 
   // What every period repeats on the edge stream, recorded once: each strip's `halo` steps, its

@@ -483,7 +483,9 @@ class RankSlab {
     return false;
 #endif
   }
-  const std::string& overlap_note() const { return overlap_note_; }
+  const std::string& overlap_note() const {
+    return overlap_note_;
+  }
   ~RankSlab() {
 #if GS_HAVE_NCCL
     edge_first_.reset();  // waits for its transfers, before the communicator goes
@@ -1249,9 +1251,9 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   const char* kind = options.weak ? "weak" : "strong";
   std::cout << "| " << implementation.name << " | " << kind << " | " << size << " | " << all.rows
             << " x " << all.cols << " | " << options.halo << " | " << name_of(transport)
-            << (overlapped ? ", edge first" : "") << " | "
-            << std::fixed << std::setprecision(4) << single << " | " << together << " | "
-            << std::setprecision(1) << 100.0 * efficiency << " % |\n";
+            << (overlapped ? ", edge first" : "") << " | " << std::fixed << std::setprecision(4)
+            << single << " | " << together << " | " << std::setprecision(1) << 100.0 * efficiency
+            << " % |\n";
   if (!options.csv.empty()) {
     // Appended through common/'s output mechanism: the old file stays whole if this fails.
     std::ostringstream row;
@@ -1362,7 +1364,8 @@ int program(int argc, char** argv, const char* program_name) {
   if (verdict.stop) return conclude(verdict, rank);
   std::pair<double, double> set_up{0.0, 0.0};
   try {
-    set_up = slab->connect();  // collectives of their own: a rank failing in them cannot be waited for
+    set_up =
+        slab->connect();  // collectives of their own: a rank failing in them cannot be waited for
   } catch (const std::exception& error) {
     abort_every_rank(rank_prefix + "error: " + error.what() + "\n");
   }
@@ -1386,11 +1389,11 @@ int program(int argc, char** argv, const char* program_name) {
     std::cerr << "slabs of " << rows / size << "-" << (rows + size - 1) / size << " rows, halo "
               << options.halo << " rows (one exchange every " << options.halo << " steps), "
               << chosen->name << " on every rank, exchange: " << name_of(transport)
-              << (slab->overlapped() ? ", behind the compute (edge first)"
-                                     : ", between the steps" + (slab->overlap_note().empty()
-                                                                    ? std::string()
-                                                                    : " (" + slab->overlap_note() +
-                                                                          ")"))
+              << (slab->overlapped()
+                      ? ", behind the compute (edge first)"
+                      : ", between the steps" + (slab->overlap_note().empty()
+                                                     ? std::string()
+                                                     : " (" + slab->overlap_note() + ")"))
               << "; " << cuda_awareness() << "\n";
     std::cerr << std::fixed << std::setprecision(3) << "set-up, before any timed step: "
               << (transport == Transport::nccl ? "NCCL communicator " : "connections ")
