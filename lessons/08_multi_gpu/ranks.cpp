@@ -947,7 +947,8 @@ struct Options {
   std::string implementation_name;
   std::string csv;  // benchmark: append the result as CSV rows
   bool list = false;
-  bool no_overlap = false;  // the exchange between the steps, not behind them
+  bool no_overlap = false;     // the exchange between the steps, not behind them
+  bool frames_queued = false;  // benchmark: wait once at the end, not after every frame
 };
 
 void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
@@ -979,6 +980,10 @@ void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
   app.add_flag("--weak", options.weak,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
   app.add_option("--csv", options.csv, "benchmark: also append the result to this CSV file");
+  app.add_flag("--frames-queued", options.frames_queued,
+               "benchmark: queue every frame and wait once at the end (what a run without "
+               "output waits for) instead of after every frame (what a run that writes them "
+               "waits for); the one device is timed the same way");
   if (loop.add_flags) loop.add_flags(app);
 }
 
@@ -1039,7 +1044,8 @@ std::vector<Argument> arguments_of(const Options& options, const CLI::App& app) 
       {"--no-edge-first", yes_no(options.no_overlap)},
       {"--list", yes_no(options.list)},
       {"--weak", yes_no(options.weak)},
-      {"--csv", options.csv.empty() ? "(not given)" : options.csv}};
+      {"--csv", options.csv.empty() ? "(not given)" : options.csv},
+      {"--frames-queued", yes_no(options.frames_queued)}};
   std::vector<Argument> arguments = known;
   for (const CLI::Option* option : app.get_options()) {
     if (option == app.get_help_ptr()) continue;
@@ -1212,8 +1218,11 @@ int exchange_check(RankSlab& slab, const Options& options, int rank, int size) {
 }
 
 // Times whole frames of `stepper` from `start` the way gs_benchmark does: one warm-up frame, the
-// state loaded again, then every frame advanced and waited for. Seconds for `frames` frames.
-double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Params& params) {
+// state loaded again, then every frame advanced and waited for (`each_frame`: as a run that writes
+// its frames waits for each), or every frame queued and waited for once at the end (as a run
+// without output). Seconds for `frames` frames.
+double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Params& params,
+                   bool each_frame) {
   stepper.load(start, params.rates);
   stepper.advance(params.steps_per_frame);
   stepper.synchronize();
@@ -1223,8 +1232,9 @@ double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Param
   for (int frame = 0; frame < params.frames; ++frame) {
     gs::throw_if_interrupted("during the benchmark");
     stepper.advance(params.steps_per_frame);
-    stepper.synchronize();
+    if (each_frame) stepper.synchronize();
   }
+  stepper.synchronize();
   return clock.seconds();
 }
 
@@ -1236,20 +1246,26 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   gs::Params one = options.program.params;  // what the single device computes
   gs::Params all = one;                     // what the ranks compute together
   if (options.weak) all.rows = one.rows * size;
-  std::cerr << "  one device: " << one.rows << " x " << one.cols << " ..." << std::flush;
+  // Whole lines only: mpirun carries stdout and stderr through separate pipes, so a line begun on
+  // one and ended after a row printed on the other would cut that row in two.
+  const bool each_frame = !options.frames_queued;
   double single = 0.0;
   {
     auto stepper = implementation.create();
-    single = time_frames(*stepper, gs::initial_state(one.rows, one.cols), one);
+    single = time_frames(*stepper, gs::initial_state(one.rows, one.cols), one, each_frame);
   }
-  std::cerr << " " << std::fixed << std::setprecision(3) << single << " s\n";
-  std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << " ..." << std::flush;
+  std::cerr << "  one device: " << one.rows << " x " << one.cols << ": " << std::fixed
+            << std::setprecision(3) << single << " s\n";
   DistributedStepper stepper(follower);
-  const double together = time_frames(stepper, gs::initial_state(all.rows, all.cols), all);
-  std::cerr << " " << together << " s\n";
+  const double together =
+      time_frames(stepper, gs::initial_state(all.rows, all.cols), all, each_frame);
+  std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << ": " << together
+            << " s\n"
+            << std::flush;
   const double efficiency = options.weak ? single / together : single / (size * together);
   const char* kind = options.weak ? "weak" : "strong";
-  std::cout << "| " << implementation.name << " | " << kind << " | " << size << " | " << all.rows
+  std::cout << "| " << implementation.name << " | " << kind << (each_frame ? "" : ", queued")
+            << " | " << size << " | " << all.rows
             << " x " << all.cols << " | " << options.halo << " | " << name_of(transport)
             << (overlapped ? ", edge first" : "") << " | " << std::fixed << std::setprecision(4)
             << single << " | " << together << " | " << std::setprecision(1) << 100.0 * efficiency
@@ -1262,11 +1278,12 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
         << (transport == Transport::nccl     ? (overlapped ? "nccl-edge-first" : "nccl")
             : transport == Transport::staged ? "staged"
                                              : "host")
-        << "," << std::setprecision(6) << single << "," << together << "," << efficiency << "\n";
+        << "," << std::setprecision(6) << single << "," << together << "," << efficiency << ","
+        << (each_frame ? "each" : "end") << "\n";
     try {
       gs::append_to_output_file(options.csv,
                                 "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
-                                "halo,exchange,one_device_s,all_ranks_s,efficiency\n",
+                                "halo,exchange,one_device_s,all_ranks_s,efficiency,wait\n",
                                 row.str(), gs::OutputOptions("--csv", nullptr));
     } catch (const gs::OutputError& error) {
       std::cerr << "benchmark: error: " << error.what() << "\n";
