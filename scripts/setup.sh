@@ -11,6 +11,8 @@
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
 #   bash scripts/setup.sh --no-python  # skip Python: lesson 10's module (pybind11, pytest) and the
 #                                      # tools' NumPy, h5py, matplotlib (charts, Python peers)
+#   bash scripts/setup.sh --slurm      # also Slurm and munge, for lesson 08's one-node Slurm test
+#                                      # (tests/slurm/test_slurm.sh) and its job script
 #
 # Each need is checked by what it provides (a command on PATH, a header on the include path,
 # CMake's version), not by a package name: tools installed another way (a CUDA toolkit in
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-profilers=0 slides=1 quiet=0 build_only=0 check=0 python=1
+profilers=0 slides=1 quiet=0 build_only=0 check=0 python=1 slurm=0
 for arg in "$@"; do
   case "$arg" in
     --profilers) profilers=1 ;;
@@ -28,13 +30,16 @@ for arg in "$@"; do
     --check) check=1 ;;
     --quiet) quiet=1 ;;
     --no-python) python=0 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --slurm) slurm=1 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
 say() { [ "$quiet" = 1 ] || echo "setup.sh: $*"; }
 
 have_command() { command -v "$1" >/dev/null 2>&1; }
+# A daemon in /usr/sbin, which a normal user's PATH often leaves out.
+have_daemon() { have_command "$1" || [ -x "/usr/sbin/$1" ]; }
 # A header in the compiler's usual places, the include paths the environment adds, or Debian's
 # HDF5 folder.
 have_header() {
@@ -125,6 +130,16 @@ if [ "$profilers" = 1 ]; then
   else
     need linux-tools-common have_command perf
   fi
+fi
+if [ "$slurm" = 1 ]; then
+  # A one-node Slurm cluster on this machine (tests/slurm/test_slurm.sh): the controller, the
+  # node daemon, the commands (srun, sbatch, squeue) and munge, which signs their messages.
+  # Debian's slurmd brings the plugins, pmix among them (srun --mpi=pmix).
+  need slurmctld have_daemon slurmctld
+  need slurmd have_daemon slurmd
+  need slurm-client have_command sbatch
+  need munge have_daemon munged
+  need hdf5-tools have_command h5diff        # the test compares the jobs' output files
 fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
