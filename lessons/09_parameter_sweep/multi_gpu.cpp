@@ -38,8 +38,10 @@ std::vector<Share> split_members(int members, const std::vector<int>& devices) {
 
 BatchRates share_rates(const BatchRates& rates, const Share& share) {
   BatchRates part = rates;
-  part.feed.assign(rates.feed.begin() + share.first, rates.feed.begin() + share.first + share.count);
-  part.kill.assign(rates.kill.begin() + share.first, rates.kill.begin() + share.first + share.count);
+  part.feed.assign(rates.feed.begin() + share.first,
+                   rates.feed.begin() + share.first + share.count);
+  part.kill.assign(rates.kill.begin() + share.first,
+                   rates.kill.begin() + share.first + share.count);
   return part;
 }
 
