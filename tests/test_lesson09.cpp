@@ -10,7 +10,10 @@
 // random and canonical starts, outputs poisoned with NaN. Members do not leak into each other: a
 // member whose (F, k) kill the pattern stays dead beside live ones, and a member's result does not
 // depend on its place in the batch. The program end to end: its files, its refusals (nothing
-// written), a signal, the benchmark.
+// written), a signal, the benchmark. On several GPUs (multi_gpu.hpp): the split of the members
+// into shares and the threads' errors on the CPU; where two GPUs are present, a sweep spread over
+// them gives the one-GPU sweep's bits, each GPU holds only its share, and the benchmark times
+// one GPU and both.
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <sys/stat.h>
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +36,7 @@
 #include <numeric>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "batch.hpp"
@@ -41,6 +46,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
 #include "gs/reference.hpp"
+#include "multi_gpu.hpp"
 #include "openmp_threads.hpp"
 #include "process.hpp"
 
@@ -328,6 +334,124 @@ TEST(CpuIsolation, OrderOfTheMembersDoesNotMatter) {
 // ---------------------------------------------------------------------------------------------
 
 using gs::test::h100_limits;  // what an H100 (80 GB HBM3) reports
+
+// ---------------------------------------------------------------------------------------------
+// Several GPUs: the split into shares, and one thread per share (multi_gpu.hpp), on the CPU
+// ---------------------------------------------------------------------------------------------
+
+// Every member in exactly one share, the shares in member order and on the devices in the order
+// given, none empty, their sizes within one of each other, the larger ones first.
+TEST(MemberSplit, SharesCoverEveryMemberOnceInOrderAndEvenly) {
+  const std::vector<std::vector<int>> device_lists = {
+      {0}, {0, 1}, {0, 1, 2}, {3, 1}, {0, 1, 2, 3, 4, 5, 6, 7}};
+  for (const int members : {1, 2, 3, 5, 7, 8, 17, 1000, 1023, 65535}) {
+    for (const std::vector<int>& devices : device_lists) {
+      SCOPED_TRACE(std::to_string(members) + " members on " + std::to_string(devices.size()) +
+                   " device(s)");
+      const std::vector<lesson::Share> shares = lesson::split_members(members, devices);
+      ASSERT_EQ(shares.size(), std::min<std::size_t>(members, devices.size()));
+      int next = 0;
+      for (std::size_t i = 0; i < shares.size(); ++i) {
+        EXPECT_EQ(shares[i].device, devices[i]) << "share " << i;
+        EXPECT_EQ(shares[i].first, next) << "share " << i << " does not start where the last ended";
+        EXPECT_GE(shares[i].count, 1) << "share " << i << " is empty";
+        EXPECT_LE(shares[i].count, shares.front().count) << "share " << i;
+        EXPECT_GE(shares[i].count, shares.front().count - 1) << "share " << i;
+        if (i > 0) {
+          EXPECT_LE(shares[i].count, shares[i - 1].count) << "larger shares first";
+        }
+        next = shares[i].first + shares[i].count;
+      }
+      EXPECT_EQ(next, members) << "the shares end at the last member";
+    }
+  }
+}
+
+TEST(MemberSplit, MoreGpusThanMembersLeavesTheLastGpusOut) {
+  const std::vector<lesson::Share> shares = lesson::split_members(3, {0, 1, 2, 3, 4, 5, 6, 7});
+  ASSERT_EQ(shares.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(shares[i].device, i);
+    EXPECT_EQ(shares[i].first, i);
+    EXPECT_EQ(shares[i].count, 1);
+  }
+  const std::vector<lesson::Share> odd = lesson::split_members(1025, {0, 1});
+  ASSERT_EQ(odd.size(), 2u);
+  EXPECT_EQ(odd[0].count, 513);
+  EXPECT_EQ(odd[1].first, 513);
+  EXPECT_EQ(odd[1].count, 512);
+  EXPECT_THROW(lesson::split_members(0, {0, 1}), gs::InvalidParameter);
+  EXPECT_THROW(lesson::split_members(4, {}), gs::InvalidParameter);
+}
+
+TEST(MemberSplit, AShareHasItsMembersRates) {
+  BatchRates rates = spread_rates(7);
+  rates.diffusion_u = 0.09f;
+  rates.dt = 0.5f;
+  const lesson::Share share{1, 4, 3};
+  const BatchRates part = lesson::share_rates(rates, share);
+  EXPECT_EQ(part.feed, std::vector<float>(rates.feed.begin() + 4, rates.feed.end()));
+  EXPECT_EQ(part.kill, std::vector<float>(rates.kill.begin() + 4, rates.kill.end()));
+  EXPECT_EQ(part.diffusion_u, 0.09f);
+  EXPECT_EQ(part.diffusion_v, rates.diffusion_v);
+  EXPECT_EQ(part.dt, 0.5f);
+}
+
+// Shares without a device (kNoDevice: no cudaSetDevice) test the threads on any machine.
+std::vector<lesson::Share> deviceless_shares(int count) {
+  std::vector<lesson::Share> shares;
+  for (int i = 0; i < count; ++i) shares.push_back({lesson::kNoDevice, i, 1});
+  return shares;
+}
+
+TEST(ShareThreads, OneShareRunsOnTheCallingThreadSeveralOnAThreadEach) {
+  std::thread::id one;
+  lesson::run_shares(deviceless_shares(1), [&one](std::size_t, const std::atomic<bool>&) {
+    one = std::this_thread::get_id();
+  });
+  EXPECT_EQ(one, std::this_thread::get_id());
+  std::vector<std::thread::id> ids(3);
+  lesson::run_shares(deviceless_shares(3), [&ids](std::size_t i, const std::atomic<bool>&) {
+    ids[i] = std::this_thread::get_id();
+  });
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_NE(ids[i], std::thread::id()) << "share " << i << " did not run";
+    EXPECT_NE(ids[i], std::this_thread::get_id()) << "share " << i;
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(ids[i], ids[j]) << "shares " << j << ", " << i;
+  }
+}
+
+// Share 1 fails at once; the others run until told to stop (a bound of 20 s stands for a hang),
+// one of them failing again on its way out. The first failure comes back once, with its type,
+// after every thread has ended.
+TEST(ShareThreads, TheFirstErrorComesBackOnceAndStopsTheOthers) {
+  std::atomic<int> stopped{0};
+  std::atomic<int> running{0};
+  try {
+    lesson::run_shares(deviceless_shares(4), [&](std::size_t i, const std::atomic<bool>& stop) {
+      ++running;
+      struct Leave {
+        std::atomic<int>& running;
+        ~Leave() { --running; }
+      } leave{running};
+      if (i == 1) throw gs::InvalidParameter("share 1 failed");
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (std::chrono::steady_clock::now() < give_up) {
+        if (stop.load()) {
+          ++stopped;
+          if (i == 3) throw std::runtime_error("share 3 failed too, later");
+          lesson::throw_if_stopped(stop);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    ADD_FAILURE() << "run_shares() returned although share 1 failed";
+  } catch (const gs::InvalidParameter& error) {
+    EXPECT_STREQ(error.what(), "share 1 failed");
+  }
+  EXPECT_EQ(stopped.load(), 3) << "every other share saw `stop`";
+  EXPECT_EQ(running.load(), 0) << "a share was still running when run_shares() returned";
+}
 
 TEST(PlanForLimits, ResidentOnAnH100) {
   const lesson::GpuPlan plan = lesson::plan_gpu(128, 128, GpuPath::automatic, h100_limits());
@@ -734,6 +858,9 @@ INSTANTIATE_TEST_SUITE_P(
                "members of this size fit", 2},
         BadRun{"unknown_flag", "--frobnicate", "frobnicate", 2},
         BadRun{"unknown_device", "--device tpu", "--device", 2},
+        BadRun{"gpus_zero", "--gpus 0", "--gpus takes `all` or a number of GPUs of at least 1", 2},
+        BadRun{"gpus_word", "--gpus two", "--gpus takes `all` or a number of GPUs", 2},
+        BadRun{"gpus_on_the_cpu", "--device cpu --gpus 2", "--device cpu for none", 2},
         BadRun{"missing_directory", "-o /nonexistent_gs_dir/out.h5", "does not exist", 1}),
     [](const ::testing::TestParamInfo<BadRun>& param_info) {
       return std::string(param_info.param.name);
@@ -1112,6 +1239,107 @@ TEST(Program, GpuGivesTheSameMapAsTheCpu) {
   ASSERT_EQ(v[0].size(), v[1].size());
   EXPECT_TRUE(gs::test::fields_match("v (9 members, stacked)", 9 * 40, 36, v[0].data(), v[1].data(),
                                      gs::test::kTolerance));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program on two GPUs (skipped, saying why, where fewer are present)
+// ---------------------------------------------------------------------------------------------
+
+#define GS_REQUIRE_TWO_GPUS()                                                             \
+  do {                                                                                    \
+    GS_REQUIRE_GPU();                                                                     \
+    if (gs::gpu_status().device_count < 2) {                                              \
+      GTEST_SKIP() << "needs 2 GPUs; this process sees " << gs::gpu_status().device_count \
+                   << " (CUDA_VISIBLE_DEVICES)";                                          \
+    }                                                                                     \
+  } while (0)
+
+// Bitwise equality of two arrays, naming the first element that differs.
+template <typename T>
+::testing::AssertionResult same_array_bits(const std::vector<T>& got,
+                                           const std::vector<T>& expected) {
+  if (got.size() != expected.size()) {
+    return ::testing::AssertionFailure() << got.size() << " values instead of " << expected.size();
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &expected[i], sizeof(T)) != 0) {
+      return ::testing::AssertionFailure()
+             << "differs first at element " << i << ": " << got[i] << " instead of " << expected[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The members are independent and every GPU runs the same kernel on its share: 21 members (shares
+// of 11 and 10) on two GPUs give the one-GPU sweep's file, bit for bit, on both kernels.
+TEST(ProgramMultiGpu, TwoGpusGiveTheOneGpuBits) {
+  GS_REQUIRE_TWO_GPUS();
+  for (const char* path : {"auto", "streaming"}) {
+    SCOPED_TRACE(std::string("--path ") + path);
+    std::string h5[2];
+    for (int gpus = 1; gpus <= 2; ++gpus) {
+      h5[gpus - 1] = fresh(std::string("gpus_") + path + "_" + std::to_string(gpus) + ".h5");
+      const Outcome outcome =
+          run(kProgram + " --feed 0.02:0.05:7 --kill 0.05:0.065:3 -r 40 -c 36 --steps 60" +
+              " --window 10 --device gpu --no-png --no-fsync --path " + path + " --gpus " +
+              std::to_string(gpus) + " -o " + h5[gpus - 1]);
+      ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+      if (gpus == 2) {
+        for (const char* text :
+             {"on 2 GPUs: GPU 0 (", "members 0 to 10", "GPU 1 (", "members 11 to 20"}) {
+          EXPECT_NE(outcome.output.find(text), std::string::npos)
+              << text << " in " << outcome.output;
+        }
+      }
+    }
+    const gs::DatasetReader one(h5[0]);
+    const gs::DatasetReader two(h5[1]);
+    for (const char* name : {"v", "feed", "kill", "mean_v", "covered", "max_v", "change"}) {
+      EXPECT_TRUE(same_array_bits(two.read_floats(name), one.read_floats(name))) << name;
+    }
+    EXPECT_TRUE(same_array_bits(two.read_ints("died"), one.read_ints("died")));
+    EXPECT_EQ(two.number("gpus"), 2);
+    EXPECT_EQ(one.number("gpus"), 1);
+  }
+}
+
+// Each GPU holds only its share: under GS_DEVICE_LIMITS=memory=512M (448 MiB usable, 14,000-odd
+// members of 64 x 64 on the resident kernel), 18,000 members are refused on one GPU, naming
+// --gpus, and run on two, 9,000 each.
+TEST(ProgramMultiGpu, EachGpuHoldsOnlyItsShare) {
+  GS_REQUIRE_TWO_GPUS();
+  const std::string sweep = "GS_DEVICE_LIMITS=memory=512M " + kProgram +
+                            " --feed 0.02:0.05:120 --kill 0.05:0.065:150 -r 64 -c 64 --steps 1" +
+                            " --window 1 --device gpu --path resident --no-output --gpus ";
+  const Outcome one = run(sweep + "1");
+  EXPECT_EQ(one.exit_code, 2) << one.output;
+  EXPECT_NE(one.output.find("members of this size fit"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("--gpus"), std::string::npos) << one.output;
+  const Outcome two = run(sweep + "2");
+  EXPECT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("members 9000 to 17999"), std::string::npos) << two.output;
+}
+
+TEST(ProgramMultiGpu, BenchmarkTimesOneGpuAndBoth) {
+  GS_REQUIRE_TWO_GPUS();
+  const std::string csv = fresh("benchmark_gpus.csv");
+  const Outcome outcome =
+      run(kProgram + " benchmark --device gpu --gpus 2 --members 9 -r 16 -c 16 --steps 20" +
+          " --official-steps 2 --sequential-members 2 --csv " + csv);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  for (const char* text : {"| batch: 9 members of 16 x 16 |", "| batch on 2 GPUs: 9 members",
+                           "Members of 20 steps per second", "times one GPU's"}) {
+    EXPECT_NE(outcome.output.find(text), std::string::npos) << text << " in " << outcome.output;
+  }
+  std::ifstream file(csv);
+  std::string line;
+  ASSERT_TRUE(std::getline(file, line));  // the header
+  std::vector<std::string> lines;
+  while (std::getline(file, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[1].find("gpus,09_parameter_sweep,gpu,sweep,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("-2gpus,"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[0].find("gpus,"), std::string::npos) << lines[0];
 }
 
 }  // namespace

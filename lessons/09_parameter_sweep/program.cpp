@@ -1,13 +1,15 @@
 // gs_sweep, lesson 09's program: a parameter sweep of Gray-Scott over a grid of (F, k) pairs, all
 // advanced as one batch, written as an HDF5 file and a PNG map of the patterns; and
 // `gs_sweep benchmark`, which measures the batch against lesson 06's single official-size grid
-// and against the same members run one after the other. The steppers are sweep.cpp's
-// (batch.hpp); the picture is mosaic.cpp's. Read, not edited.
+// and against the same members run one after the other, and on every GPU against one. The
+// steppers are sweep.cpp's (batch.hpp); the picture is mosaic.cpp's; the members spread over
+// several GPUs, one share and one thread per GPU, by multi_gpu.cpp. Read, not edited.
 #include <omp.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -40,6 +43,7 @@
 #include "gs/timing.hpp"
 #include "gs_commit.hpp"
 #include "mosaic.hpp"
+#include "multi_gpu.hpp"
 #include "registry.hpp"
 
 namespace GS_LESSON_NAMESPACE {
@@ -191,6 +195,7 @@ struct Common {
   float dt = 1.0f;
   std::string device = "auto";
   std::string path = "auto";
+  std::string gpus = "all";
 };
 
 void add_common_flags(CLI::App& app, Common& c) {
@@ -215,6 +220,23 @@ void add_common_flags(CLI::App& app, Common& c) {
                  "streaming")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "resident", "streaming"}));
+  app.add_option("--gpus", c.gpus,
+                 "GPUs to spread the members over: all (every GPU this process sees) or a count N "
+                 "(GPUs 0 to N-1; CUDA_VISIBLE_DEVICES chooses which)")
+      ->capture_default_str();
+}
+
+// The number --gpus asks for: 0 for all, -1 for a text that is neither `all` nor a count >= 1.
+int gpus_asked(const std::string& text) {
+  if (text == "all") return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long count = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || errno != 0 || end != text.c_str() + text.size() || count < 1 ||
+      count > INT_MAX) {
+    return -1;
+  }
+  return static_cast<int>(count);
 }
 
 // The problems of the grid, the steps and the shared rates, each naming its flag.
@@ -225,6 +247,10 @@ void check_common(const Common& c, std::vector<std::string>& problems) {
     problems.push_back("-c/--nbcol must be at least 1 (got " + std::to_string(c.cols) + ")");
   if (c.steps < 1) {
     problems.push_back("--steps must be at least 1 (got " + std::to_string(c.steps) + ")");
+  }
+  if (gpus_asked(c.gpus) < 0) {
+    problems.push_back("--gpus takes `all` or a number of GPUs of at least 1 (got '" + c.gpus +
+                       "')");
   }
   if (c.rows >= 1 && c.cols >= 1 && std::int64_t{c.rows} * c.cols > gs::kMaxCells) {
     problems.push_back("-r/--nbrow x -c/--nbcol must be at most " + std::to_string(gs::kMaxCells) +
@@ -263,39 +289,134 @@ bool use_gpu(const std::string& device) {
   return device == "gpu" || (device == "auto" && gpu_usable);
 }
 
+// The CUDA devices the members are spread over: 0 to N-1, N from --gpus (all: every device this
+// process sees); none on the CPU. Refuses a count of GPUs for a run on the CPU (--device cpu,
+// or --device auto without a usable GPU), and more GPUs than there are.
+std::vector<int> gpu_devices(bool gpu, const Common& c) {
+  const std::string& gpus = c.gpus;
+  const int asked = gpus_asked(gpus);
+  if (!gpu) {
+    if (asked > 0 && c.device == "cpu") {
+      throw Refusal{gs::kExitUsage, "--gpus " + gpus + " asks for GPUs, --device cpu for none"};
+    }
+    if (asked > 0) {
+      throw Refusal{gs::kExitNoGpu,
+                    "--gpus " + gpus + ": " +
+                        (gpu_compiled() ? gs::gpu_status().reason
+                                        : std::string("this build has no CUDA support"))};
+    }
+    return {};
+  }
+  const int visible = gs::gpu_status().device_count;
+  if (asked > visible) {
+    throw Refusal{gs::kExitNoGpu, "--gpus " + gpus + ": this process sees " +
+                                      std::to_string(visible) + " GPU" + (visible == 1 ? "" : "s") +
+                                      " (CUDA_VISIBLE_DEVICES)"};
+  }
+  std::vector<int> devices;
+  for (int device = 0; device < (asked == 0 ? visible : asked); ++device) {
+    devices.push_back(device);
+  }
+  return devices;
+}
+
+// The shares of a batch of `members`: one per device (multi_gpu.hpp), or the whole batch on the
+// CPU when there is no device.
+std::vector<Share> shares_of(int members, const std::vector<int>& devices) {
+  if (devices.empty()) return {Share{kNoDevice, 0, members}};
+  return split_members(members, devices);
+}
+
+// "GPU 0 (NVIDIA H100 80GB HBM3, PCI 0000:1a:00) members 0 to 511, GPU 1 (...) ...".
+std::string describe_shares(const std::vector<Share>& shares) {
+  std::string text;
+  for (const Share& share : shares) {
+    text += (text.empty() ? "" : ", ") + describe_device(share.device) + " members " +
+            std::to_string(share.first) + " to " + std::to_string(share.first + share.count - 1);
+  }
+  return text;
+}
+
+// Runs work(i, stop) for every share (run_shares(): one thread per GPU). With several GPUs, what
+// one throws comes back naming its GPU, its type kept: the exit code follows the type.
+void on_every_share(const std::vector<Share>& shares,
+                    const std::function<void(std::size_t, const std::atomic<bool>&)>& work) {
+  if (shares.size() == 1) {
+    run_shares(shares, work);
+    return;
+  }
+  run_shares(shares, [&](std::size_t i, const std::atomic<bool>& stop) {
+    const std::string gpu = "GPU " + std::to_string(shares[i].device) + ": ";
+    try {
+      work(i, stop);
+    } catch (const gs::InvalidParameter& error) {
+      throw gs::InvalidParameter(gpu + error.what());
+    } catch (const gs::Diverged& error) {
+      throw gs::Diverged(gpu + error.what());
+    } catch (const gs::Interrupted&) {
+      throw;  // a signal stops every GPU: it names none
+    } catch (const StoppedEarly&) {
+      throw;  // never reported
+    } catch (const std::bad_alloc&) {
+      throw;  // host memory, which the GPUs share
+    } catch (const std::exception& error) {
+      throw std::runtime_error(gpu + error.what());
+    }
+  });
+}
+
 std::string bytes(double count) {
   return gs::si(count, "B");
 }
 
-// Refuses a batch that does not fit: in device memory (the GPU path's fields), and in host
-// memory (the CPU path's fields, and the copies of v the program keeps). Says how much it needs,
-// how much is free and how many members of this size would fit. Returns the host bytes it needs.
-double check_memory(bool gpu, const GpuPlan& plan, int members, int rows, int cols,
+// Refuses a batch that does not fit: in device memory (the GPU path's fields: each GPU holds its
+// share, with the plan for its own limits), and in host memory (the CPU path's fields, and the
+// copies of v the program keeps). Says how much it needs, how much is free and how many members
+// of this size would fit. Leaves the first share's device current. Returns the host bytes it
+// needs.
+double check_memory(const std::vector<Share>& shares, GpuPath path, int rows, int cols,
                     int host_copies_per_member) {
+  const bool gpu = shares.front().device != kNoDevice;
+  const int members = shares.back().first + shares.back().count;
   const double cells = static_cast<double>(rows) * cols;
-  const auto refuse = [&](const char* where, double per_member, double free_bytes) {
-    const double needed = per_member * members;
+  const auto refuse = [&](const std::string& what, const std::string& where, int count,
+                          double per_member, double free_bytes) {
+    const double needed = per_member * count;
     if (needed <= free_bytes) return;
     const double fit = std::floor(free_bytes / per_member);
     std::ostringstream message;
-    message << "the batch does not fit in " << where << ": " << members << " members of " << rows
+    message << what << " does not fit in " << where << ": " << count << " members of " << rows
             << " x " << cols << " cells need " << bytes(needed) << " (" << bytes(per_member)
             << " per member), " << bytes(std::max(0.0, free_bytes)) << " is free; at most "
             << static_cast<long long>(std::max(0.0, fit))
             << " members of this size fit: sweep fewer (F, k) pairs or a smaller grid";
+    if (gpu && shares.size() < static_cast<std::size_t>(gs::gpu_status().device_count)) {
+      message << ", or spread them over more GPUs (--gpus)";
+    }
     throw Refusal{gs::kExitUsage, message.str()};
   };
-  if (gpu) {
+  for (std::size_t i = 0; gpu && i < shares.size(); ++i) {
+    use_device(shares[i].device);
+    const GpuPlan plan = plan_gpu(rows, cols, path);
     const DeviceMemory memory = device_memory();  // within the limits (GS_DEVICE_LIMITS)
     const double reserve = 64.0 * (1 << 20);      // kernels' own needs, other allocations
-    const std::string where = "device memory (" + gs::describe_gpu() + ")";
-    refuse(where.c_str(), static_cast<double>(plan.bytes_per_member),
-           static_cast<double>(memory.free) - reserve);
+    if (shares.size() == 1) {
+      refuse("the batch", "device memory (" + gs::describe_gpu() + ")", members,
+             static_cast<double>(plan.bytes_per_member),
+             static_cast<double>(memory.free) - reserve);
+    } else {
+      refuse("the share of " + describe_device(shares[i].device), "its device memory",
+             shares[i].count, static_cast<double>(plan.bytes_per_member),
+             static_cast<double>(memory.free) - reserve);
+    }
   }
+  if (gpu) use_device(shares.front().device);
   const double host_per_member =
       cells * sizeof(float) * (host_copies_per_member + (gpu ? 0 : 4)) + 2 * sizeof(float);
   const std::int64_t available = gs::host_available_bytes();
-  if (available >= 0) refuse("host memory", host_per_member, static_cast<double>(available));
+  if (available >= 0) {
+    refuse("the batch", "host memory", members, host_per_member, static_cast<double>(available));
+  }
   return host_per_member * members;
 }
 
@@ -367,13 +488,16 @@ class Progress {
 };
 
 // Advances from step `done` to `target`: chunks sized from the measured speed to take about a
-// quarter of a second, the device waited for after each, a signal checked between them.
+// quarter of a second, the device waited for after each, a signal checked between them, and
+// `stop` (another GPU failed: multi_gpu.hpp).
 class ChunkedRun {
  public:
-  ChunkedRun(BatchStepper& stepper, Progress& progress) : stepper_(stepper), progress_(progress) {}
+  ChunkedRun(BatchStepper& stepper, Progress& progress, const std::atomic<bool>& stop)
+      : stepper_(stepper), progress_(progress), stop_(stop) {}
   void advance_to(int target) {
     while (done_ < target) {
       gs::throw_if_interrupted("at step " + std::to_string(done_));
+      throw_if_stopped(stop_);
       const int now = std::min(chunk_, target - done_);
       gs::Stopwatch clock;
       stepper_.advance(now);
@@ -390,6 +514,7 @@ class ChunkedRun {
  private:
   BatchStepper& stepper_;
   Progress& progress_;
+  const std::atomic<bool>& stop_;
   int done_ = 0;
   int chunk_ = 8;
 };
@@ -539,9 +664,8 @@ int run_sweep(int argc, char** argv, const std::string& name) {
     layout.title = {title.str(), rates_line.str()};
 
     const bool gpu = use_gpu(c.device);
-    GpuPlan plan;
-    if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
-    const double batch_host_bytes = check_memory(gpu, plan, batch, c.rows, c.cols, 4);
+    const std::vector<Share> shares = shares_of(batch, gpu_devices(gpu, c));
+    const double batch_host_bytes = check_memory(shares, gpu_path(c.path), c.rows, c.cols, 4);
     const MapSize map = map_size(c.rows, c.cols, layout);
     if (o.write_png) check_map(map, feed.count, kill.count, o.tile, batch_host_bytes);
     // Both files are checked before any work: what each path names, that they are not one file,
@@ -569,27 +693,44 @@ int run_sweep(int argc, char** argv, const std::string& name) {
         rates.kill.push_back(k);
       }
     }
-    std::unique_ptr<BatchStepper> stepper =
-        gpu ? make_gpu_stepper(gpu_path(c.path)) : make_cpu_stepper();
+    // One stepper per share, each loaded with its members on its own GPU: one share, on the
+    // calling thread, with one GPU or on the CPU; one thread per GPU with several.
+    std::vector<ShareStepper> steppers(shares.size());
     gs::Stopwatch clock;
-    stepper->load(repeat_state(gs::initial_state(c.rows, c.cols), batch), rates);
-    stepper->synchronize();
+    on_every_share(shares, [&](std::size_t i, const std::atomic<bool>&) {
+      steppers[i] = make_share_stepper(shares[i], gpu_path(c.path));
+      steppers[i]->load(repeat_state(gs::initial_state(c.rows, c.cols), shares[i].count),
+                        share_rates(rates, shares[i]));
+      steppers[i]->synchronize();
+    });
     const double startup = clock.seconds();
     std::cout << name << ": " << batch << " members (" << feed.count << " F x " << kill.count
-              << " k) of " << c.rows << " x " << c.cols << " cells, " << c.steps << " steps\n"
-              << "  on " << (gpu ? gs::describe_gpu() : std::string("the CPU")) << ": "
-              << stepper->describe() << "\n"
-              << std::flush;
+              << " k) of " << c.rows << " x " << c.cols << " cells, " << c.steps << " steps\n";
+    if (shares.size() == 1) {
+      std::cout << "  on " << (gpu ? gs::describe_gpu() : std::string("the CPU")) << ": "
+                << steppers[0]->describe() << "\n";
+    } else {
+      std::cout << "  on " << shares.size() << " GPUs: " << describe_shares(shares) << "\n";
+      for (std::size_t i = 0; i < shares.size(); ++i) {
+        std::cout << "  GPU " << shares[i].device << ": " << steppers[i]->describe() << "\n";
+      }
+    }
+    std::cout << std::flush;
     if (!gpu) print_cpu_estimate(static_cast<double>(cells) * batch * c.steps);
+    // The progress line follows the first share, the largest: the others end at about its time.
     Progress progress(c.steps, static_cast<double>(cells) * batch, o.progress);
-    ChunkedRun run(*stepper, progress);
+    Progress silent(c.steps, 0.0, false);
     std::vector<float> v_before(cells * batch);
     std::vector<float> v(cells * batch);
     clock.restart();
-    run.advance_to(c.steps - window);
-    stepper->fetch_v(v_before.data());
-    run.advance_to(c.steps);
-    stepper->fetch_v(v.data());
+    on_every_share(shares, [&](std::size_t i, const std::atomic<bool>& stop) {
+      ChunkedRun run(*steppers[i], i == 0 ? progress : silent, stop);
+      const std::size_t offset = cells * static_cast<std::size_t>(shares[i].first);
+      run.advance_to(c.steps - window);
+      steppers[i]->fetch_v(v_before.data() + offset);  // each share into its members' place
+      run.advance_to(c.steps);
+      steppers[i]->fetch_v(v.data() + offset);
+    });
     const double seconds = clock.seconds();
     progress.finish();
     for (int m = 0; m < batch; ++m) {
@@ -651,7 +792,11 @@ int run_sweep(int argc, char** argv, const std::string& name) {
                        "member m = (index of F) * kill_count + (index of k); v[m] is its grid");
       writer->set_text("initial_state",
                        "every member starts from the course's initial state (docs/PROBLEM.md)");
-      writer->set_text("stepper", stepper->describe());
+      writer->set_integer("gpus", gpu ? static_cast<std::int64_t>(shares.size()) : 0);
+      writer->set_text("stepper", (shares.size() > 1 ? std::to_string(shares.size()) +
+                                                           " GPUs, members split evenly in order; "
+                                                     : std::string()) +
+                                      steppers[0]->describe());
     }
     // The map: drawn, then written through common/'s output mechanism like every file.
     std::unique_ptr<gs::OutputFile> png;
@@ -727,6 +872,7 @@ struct Measurement {
   std::int64_t steps_timed = 0;
   bool extrapolated = false;
   std::string note;
+  bool several_gpus = false;  // the batch spread over several GPUs: compared with one GPU's below
   double rate() const { return seconds > 0.0 ? cell_updates / seconds : 0.0; }
 };
 
@@ -737,6 +883,38 @@ bool all_finite(const std::vector<float>& values) {
 // Advances a single-grid stepper by `steps` in calls of 32 steps (gray_scott's frames).
 void advance_in_frames(gs::Stepper& stepper, int steps) {
   for (int done = 0; done < steps; done += 32) stepper.advance(std::min(32, steps - done));
+}
+
+// The batch timed on `shares` (one GPU, several, or the CPU): every share loaded and warmed up,
+// loaded again, then the whole run from the initial state, timed from before the first share
+// starts to after the last one ends (the threads' start and end included); v checked finite.
+// Returns the seconds and the first share's stepper's line.
+std::pair<double, std::string> time_batch(const std::vector<Share>& shares, GpuPath path,
+                                          const gs::State& seed, const BatchRates& rates,
+                                          int steps) {
+  std::vector<ShareStepper> steppers(shares.size());
+  on_every_share(shares, [&](std::size_t i, const std::atomic<bool>&) {
+    steppers[i] = make_share_stepper(shares[i], path);
+    const BatchState start = repeat_state(seed, shares[i].count);
+    const BatchRates share = share_rates(rates, shares[i]);
+    steppers[i]->load(start, share);
+    steppers[i]->advance(std::min(steps, 100));
+    steppers[i]->synchronize();
+    steppers[i]->load(start, share);
+    steppers[i]->synchronize();
+  });
+  gs::Stopwatch clock;
+  on_every_share(shares, [&](std::size_t i, const std::atomic<bool>&) {
+    steppers[i]->advance(steps);
+    steppers[i]->synchronize();
+  });
+  const double seconds = clock.seconds();
+  on_every_share(shares, [&](std::size_t i, const std::atomic<bool>&) {
+    std::vector<float> v(seed.size() * static_cast<std::size_t>(shares[i].count));
+    steppers[i]->fetch_v(v.data());
+    if (!all_finite(v)) throw gs::Diverged("the batch's state is not finite");
+  });
+  return {seconds, steppers[0]->describe()};
 }
 
 int run_benchmark(int argc, char** argv, const std::string& name) {
@@ -751,7 +929,8 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       "Measures the batch (GPU default: 1024 members of 128 x 128 for 10000 steps; CPU: "
       "64 members of 64 x 64 for 2000 steps) against one official-size grid (1080 x 1920) "
       "and against the same members run one after the other, both with the registry's "
-      "first implementation for the device (l06-temporal on a GPU).",
+      "first implementation for the device (l06-temporal on a GPU); with several GPUs (--gpus), "
+      "also the batch spread over all of them against the batch on the first.",
       name};
   add_common_flags(app, c);
   // A flag not given takes the device's default once the device is known.
@@ -838,9 +1017,16 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       if (single == nullptr) throw Refusal{gs::kExitUsage, "the registry has no implementation"};
     }
 
+    // The batch on the first GPU (or the CPU), and spread over every GPU asked for: each GPU
+    // must hold its share of both.
+    const std::vector<int> devices = gpu_devices(gpu, c);
+    const std::vector<Share> one_gpu =
+        shares_of(members, gpu ? std::vector<int>{devices.front()} : std::vector<int>{});
+    const std::vector<Share> every_gpu = shares_of(members, devices);
+    if (every_gpu.size() > 1) check_memory(every_gpu, gpu_path(c.path), c.rows, c.cols, 3);
+    check_memory(one_gpu, gpu_path(c.path), c.rows, c.cols, 3);  // the first GPU current after
     GpuPlan plan;
     if (gpu) plan = plan_gpu(c.rows, c.cols, gpu_path(c.path));
-    check_memory(gpu, plan, members, c.rows, c.cols, 3);
 
     // The batch's rates: a square grid of the default ranges, filled row by row.
     BatchRates rates;
@@ -858,43 +1044,67 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     const gs::State seed = gs::initial_state(c.rows, c.cols);
     const double member_cells = static_cast<double>(c.rows) * c.cols;
     const std::string device_name = gpu ? gs::describe_gpu() : gs::cpu_model();
+    // The GPUs of the spread batch: "2 x NVIDIA H100 80GB HBM3", or their names when they differ.
+    std::string gpus_name;
+    if (every_gpu.size() > 1) {
+      bool alike = true;
+      for (const Share& share : every_gpu) {
+        alike = alike && gs::device_limits(share.device).describe() == device_name;
+        gpus_name += (gpus_name.empty() ? "" : " + ") + gs::device_limits(share.device).describe();
+      }
+      if (alike) gpus_name = std::to_string(every_gpu.size()) + " x " + device_name;
+    }
     std::vector<Measurement> rows;
     gs::InterruptGuard signals;
 
-    // 1. The batch: a warm-up, then the whole run from the initial state, timed.
-    std::cerr << "  batch: " << members << " members of " << c.rows << " x " << c.cols << ", "
-              << c.steps << " steps ..." << std::flush;
-    std::unique_ptr<BatchStepper> stepper =
-        gpu ? make_gpu_stepper(gpu_path(c.path)) : make_cpu_stepper();
-    const BatchState start = repeat_state(seed, members);
-    stepper->load(start, rates);
-    stepper->advance(std::min(c.steps, 100));
-    stepper->synchronize();
-    stepper->load(start, rates);
-    stepper->synchronize();
-    gs::Stopwatch clock;
-    stepper->advance(c.steps);
-    stepper->synchronize();
-    Measurement batch{
-        "batch: " + std::to_string(members) + " members of " + std::to_string(c.rows) + " x " +
-            std::to_string(c.cols),
+    // 1. The batch on one GPU (or the CPU): a warm-up, then the whole run from the initial
+    //    state, timed.
+    const std::string batch_name =
         std::string("l09-batch-") +
-            (gpu ? (plan.path == GpuPath::resident ? "resident" : "streaming") : "cpu"),
-        "09_parameter_sweep",
-        member_cells * members * c.steps,
-        clock.seconds(),
-        c.steps,
-        false,
-        stepper->describe()};
-    std::vector<float> v(start.size());
-    stepper->fetch_v(v.data());
-    if (!all_finite(v)) throw gs::Diverged("the batch's state is not finite");
+        (gpu ? (plan.path == GpuPath::resident ? "resident" : "streaming") : "cpu");
+    const std::string batch_what = std::to_string(members) + " members of " +
+                                   std::to_string(c.rows) + " x " + std::to_string(c.cols);
+    std::cerr << "  batch: " << batch_what << ", " << c.steps << " steps"
+              << (gpu ? " on GPU " + std::to_string(devices.front()) : std::string()) << " ..."
+              << std::flush;
+    const auto [batch_seconds, batch_stepper] =
+        time_batch(one_gpu, gpu_path(c.path), seed, rates, c.steps);
+    Measurement batch{"batch: " + batch_what,
+                      batch_name,
+                      "09_parameter_sweep",
+                      member_cells * members * c.steps,
+                      batch_seconds,
+                      c.steps,
+                      false,
+                      batch_stepper};
     std::cerr << " " << std::fixed << std::setprecision(3) << batch.seconds << " s\n";
     rows.push_back(batch);
-    stepper.reset();
     gs::throw_if_interrupted("after the batch");
 
+    // 1b. The same batch spread over every GPU asked for, one share and one thread per GPU.
+    Measurement spread;
+    if (every_gpu.size() > 1) {
+      const std::string gpus = std::to_string(every_gpu.size()) + " GPUs";
+      std::cerr << "  batch on " << gpus << ": " << batch_what << ", " << c.steps << " steps ..."
+                << std::flush;
+      const auto [seconds, stepper_line] =
+          time_batch(every_gpu, gpu_path(c.path), seed, rates, c.steps);
+      spread = {"batch on " + gpus + ": " + batch_what,
+                batch_name + "-" + std::to_string(every_gpu.size()) + "gpus",
+                "09_parameter_sweep",
+                member_cells * members * c.steps,
+                seconds,
+                c.steps,
+                false,
+                gpus + " (" + describe_shares(every_gpu) + "), one thread each; " + stepper_line,
+                true};
+      std::cerr << " " << std::fixed << std::setprecision(3) << spread.seconds << " s\n";
+      rows.push_back(spread);
+      gs::throw_if_interrupted("after the batch on " + gpus);
+    }
+
     // 2. One official-size grid with the single-grid implementation, as gs_benchmark times it.
+    gs::Stopwatch clock;
     std::cerr << "  " << single->name << ": one 1080 x 1920 grid, " << official_steps
               << " steps ..." << std::flush;
     {
@@ -961,27 +1171,42 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     const std::string date = gs::today_utc();
     std::ostringstream table;
     table << "Gray-Scott parameter sweep benchmark, " << date << ", commit " << GS_GIT_COMMIT
-          << ", " << device_name << " (host: " << gs::cpu_model() << ", "
-          << std::thread::hardware_concurrency() << " hardware threads)\n\n"
+          << ", " << (gpus_name.empty() ? device_name : gpus_name) << " (host: " << gs::cpu_model()
+          << ", " << std::thread::hardware_concurrency() << " hardware threads)\n\n"
           << "| run | implementation | seconds | cell-updates/s | batch is faster by |\n"
           << "|---|---|---:|---:|---:|\n";
     for (const Measurement& row : rows) {
       table << "| " << row.what << " | " << row.implementation << " | "
             << (row.extrapolated ? "~" : "") << std::fixed << std::setprecision(3) << row.seconds
-            << " | " << std::scientific << std::setprecision(3) << row.rate() << " | " << std::fixed
-            << std::setprecision(2) << batch.rate() / row.rate() << "x |\n";
+            << " | " << std::scientific << std::setprecision(3) << row.rate() << " | ";
+      if (row.several_gpus) {
+        table << "(below) |\n";  // the batch itself, faster: compared with one GPU below
+      } else {
+        table << std::fixed << std::setprecision(2) << batch.rate() / row.rate() << "x |\n";
+      }
     }
     table << "\n";
     for (const Measurement& row : rows)
       table << "- " << row.implementation << ": " << row.note << "\n";
     table << "- ~ = extrapolated: the official-size run to 32,000 steps at its measured rate; the "
              "sequential runs to every member at the measured time per member.\n\n";
-    const double share = batch.rate() / rows[1].rate();
-    const double speedup = batch.rate() / rows[2].rate();
+    // The official-size grid and the sequential runs are the last two rows.
+    const double share = batch.rate() / rows[rows.size() - 2].rate();
+    const double speedup = batch.rate() / rows.back().rate();
     table << std::fixed << std::setprecision(0) << "The batch's cell-update rate is "
           << 100.0 * share << " % of the single official-size grid's (goal: at least 70 %) and "
           << std::setprecision(1) << speedup
           << " times that of the same members run one after the other (goal: at least 20).\n";
+    if (spread.several_gpus) {
+      // Members per second: members of `c.steps` steps each, finished per second of the run.
+      const double one = members / batch.seconds;
+      const double all = members / spread.seconds;
+      table << std::setprecision(0) << "Members of " << c.steps << " steps per second: " << one
+            << " on one GPU (GPU " << devices.front() << "), " << all << " on " << every_gpu.size()
+            << " GPUs: " << std::setprecision(2) << all / one << " times one GPU's (goal: at least "
+            << 0.95 * every_gpu.size()
+            << "; the model: the number of GPUs, less the host's share of the work).\n";
+    }
     std::cout << table.str() << std::flush;
 
     int status = gs::kExitSuccess;
@@ -996,13 +1221,16 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     if (!csv_path.empty()) {
       std::string csv_device = device_name;
       std::replace(csv_device.begin(), csv_device.end(), ',', ' ');
+      std::string csv_gpus = gpus_name;  // the spread batch's row: "2 x NVIDIA H100 80GB HBM3"
+      std::replace(csv_gpus.begin(), csv_gpus.end(), ',', ' ');
       std::ostringstream lines;
       for (const Measurement& row : rows) {
         lines << row.implementation << "," << row.lesson << "," << (gpu ? "gpu" : "cpu")
               << ",sweep," << std::defaultfloat << std::setprecision(6) << row.seconds << ","
               << row.rate() << "," << row.steps_timed << ","
-              << (row.extrapolated ? "true" : "false") << "," << csv_device << "," << date << ","
-              << GS_GIT_COMMIT << "\n";
+              << (row.extrapolated ? "true" : "false") << ","
+              << (row.several_gpus ? csv_gpus : csv_device) << "," << date << "," << GS_GIT_COMMIT
+              << "\n";
       }
       try {
         gs::append_measurement_rows(csv_path, lines.str(), gs::OutputOptions("--csv", nullptr));
