@@ -10,7 +10,7 @@
 #   bash scripts/measure_scaling.sh                 # every GPU of the machine
 #   GS_GPUS="1 2" bash scripts/measure_scaling.sh   # these rank counts
 #   GS_BUILD_DIR=/tmp/b bash scripts/measure_scaling.sh   # reuse a build
-#   GS_PARTS="tests bench" ...                      # tests sanitize bench halo binding socket repeat end2end
+#   GS_PARTS="tests bench" ...   # of: tests sanitize bench halo binding socket repeat end2end sweep
 set -uo pipefail
 OUT=${OUT:-$PWD/scaling-logs}
 mkdir -p "$OUT"
@@ -18,7 +18,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || { echo "measure_scaling.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 1; }
 RANKS=${GS_GPUS:-$(seq -s ' ' 2 "$gpus" | tr ' ' '\n' | awk '$1==2||$1==4||$1==8' | tr '\n' ' ')}
-PARTS=${GS_PARTS:-tests sanitize bench halo binding socket repeat end2end}
+PARTS=${GS_PARTS:-tests sanitize bench halo binding socket repeat end2end sweep}
 BUILD=${GS_BUILD_DIR:-/tmp/gs-scaling}
 FRAMES=${GS_FRAMES:-1000}
 COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
@@ -54,8 +54,11 @@ if has sanitize; then
       timeout 300 mpirun --bind-to none -np "$gpus" compute-sanitizer --tool "$tool" \
         --error-exitcode 99 "$L08" -r 67 -c 131 -n 3 -e 9 --halo 4 --no-output $mode > "$log" 2>&1
       rc=$?
-      echo "$tool ${mode:-edge-first}: rc $rc, $(grep -E 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
-      [ $rc -eq 0 ] || status=1
+      # NCCL's own set-up makes CUDA calls that fail by design for kernels built for other GPUs
+      # (cudaFuncGetAttributes: no kernel image): listed, not counted (as cmake/GsSanitize.cmake).
+      other=$(grep -E "Program hit|Invalid|Race|Barrier" "$log" | grep -vc "cudaErrorNoKernelImageForDevice")
+      echo "$tool ${mode:-edge-first}: rc $rc, $(grep -E 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';') errors other than NCCL's no-kernel-image probes: $other"
+      [ "$other" = 0 ] || status=1
     done
   done
 fi
@@ -66,7 +69,7 @@ row() {
   shift 2
   local log="$OUT/row.log"
   if timeout 120 mpirun $bind -np "$ranks" "$L08" benchmark --csv "$CSV" "$@" > "$log" 2>&1; then
-    grep -E "^\| l0" "$log" | tail -1
+    grep -oE "\| l0.*%" "$log" | tail -1
     grep -E "^set-up" "$log" | sed 's/^/    /'
   else
     echo "NO ROW (rc $?): $ranks ranks $bind $*"; tail -5 "$log" | sed 's/^/    /'
@@ -78,10 +81,12 @@ if has bench; then
   echo "== scaling ($FRAMES frames x 32 steps, --bind-to none)"
   echo "| implementation | scaling | ranks | grid | halo | exchange | one device s | all ranks s | efficiency |"
   for p in $RANKS; do
-    for exchange in "" "--no-edge-first" "--transport mpi"; do
-      row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange
-      row "$p" "--bind-to none" -r 2160 -c 3840 -n "$((FRAMES / 4))" -e 32 $exchange
-      row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange
+    for wait in "" "--frames-queued"; do
+      for exchange in "" "--no-edge-first" "--transport mpi"; do
+        row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange $wait
+        row "$p" "--bind-to none" -r 2160 -c 3840 -n "$((FRAMES / 4))" -e 32 $exchange $wait
+        row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange $wait
+      done
     done
   done
 fi
@@ -91,6 +96,8 @@ if has halo; then
   for halo in 4 8 16 32 64; do
     for exchange in "" "--no-edge-first"; do
       row "$gpus" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --halo $halo $exchange
+      row "$gpus" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --halo $halo $exchange \
+        --frames-queued
     done
   done
 fi
@@ -121,7 +128,7 @@ if has repeat; then
   printed=0
   for i in $(seq 10); do
     if timeout 60 mpirun --bind-to none -np "$gpus" "$L08" benchmark -r 1080 -c 1920 -n 200 -e 32 \
-      > "$OUT/repeat-$i.log" 2>&1 && grep -q "^| l0" "$OUT/repeat-$i.log"; then
+      > "$OUT/repeat-$i.log" 2>&1 && grep -q "^| l0.*%" "$OUT/repeat-$i.log"; then
       printed=$((printed + 1))
     else
       echo "run $i: no row"; tail -3 "$OUT/repeat-$i.log"
@@ -146,5 +153,22 @@ if has end2end; then
   done
   rm -rf "$dir"
 fi
+if has sweep; then
+  echo "== gs_sweep: one GPU against all, members per second (the benchmark times both)"
+  timeout 300 "$BUILD/bin/gs_sweep" benchmark --csv "$OUT/sweep.csv" --markdown "$OUT/sweep.md" \
+    > "$OUT/sweep.log" 2>&1 || { status=1; tail -5 "$OUT/sweep.log"; }
+  tail -4 "$OUT/sweep.log"
+  for g in 1 $gpus; do
+    /usr/bin/time -f "gs_sweep --gpus $g: %e s wall" "$BUILD/bin/gs_sweep" --no-fsync --gpus $g \
+      -o /tmp/gs-sweep-$g.h5 > "$OUT/sweep-run-$g.log" 2>&1 || status=1
+    tail -1 "$OUT/sweep-run-$g.log"
+  done
+  echo "== lesson 09's multi-GPU tests"
+  "$BUILD/bin/test_lesson09_solution" --gtest_filter='ProgramMultiGpu.*:MemberSplit.*:ShareThreads.*' \
+    > "$OUT/sweep-tests.log" 2>&1 || status=1
+  grep -E "PASSED|FAILED|SKIPPED" "$OUT/sweep-tests.log" | head -12
+fi
+# Everything in one file (the device tool brings back few files).
+tar -czf "$OUT/../scaling-logs.tgz" -C "$OUT" . 2>/dev/null && mv "$OUT/../scaling-logs.tgz" "$OUT/" 2>/dev/null
 echo "measure_scaling.sh: status $status"
 exit $status
