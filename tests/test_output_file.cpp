@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -500,6 +502,48 @@ TEST(OutputCommit, FlushesTheFileRenamesThenFlushesTheDirectory) {
   }
   EXPECT_EQ(read_all(path), "table") << "an abandoned file replaces nothing";
   EXPECT_TRUE(partials_of(path).empty());
+}
+
+TEST(OutputCommit, ATargetThatBecameAFifoOrADeviceDuringTheRunIsKept) {
+  const std::string dir = temp_dir("became_special");
+  struct Special {
+    std::string name;
+    std::string kind;
+    std::function<int(const std::string&)> make;
+  };
+  const std::vector<Special> specials = {
+      {"fifo.h5", "a FIFO", [](const std::string& path) { return ::mkfifo(path.c_str(), 0644); }},
+      // /dev/null's numbers; making a device needs CAP_MKNOD (root, outside most containers).
+      {"null.h5", "a character device",
+       [](const std::string& path) {
+         return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
+       }},
+  };
+  for (const Special& special : specials) {
+    const std::string path = dir + "/" + special.name;
+    std::string message;
+    {
+      gs::OutputFile file(path, gs::OutputOptions("-o", nullptr));  // a new name when it starts
+      file.write("frames");
+      if (special.make(path) != 0) {
+        std::cout << "not tried: cannot make " << special.kind << ": " << std::strerror(errno)
+                  << "\n";
+        continue;
+      }
+      try {
+        file.commit(false);
+      } catch (const gs::OutputError& error) {
+        message = error.what();
+      }
+    }
+    EXPECT_NE(message.find("refusing to replace -o '" + path + "': it became " + special.kind),
+              std::string::npos)
+        << "the commit must refuse, naming the flag, the path and the kind: '" << message << "'";
+    struct stat status {};
+    ASSERT_EQ(::lstat(path.c_str(), &status), 0);
+    EXPECT_FALSE(S_ISREG(status.st_mode)) << path << " was replaced by a regular file";
+    EXPECT_TRUE(partials_of(path).empty()) << "the temporary file was left";
+  }
 }
 
 TEST(OutputPng, SidesBeyondLibpngsLimitAreRefusedBeforeAnyFile) {

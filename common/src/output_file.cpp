@@ -781,6 +781,18 @@ void OutputFile::commit(bool flush_to_disk) {
     throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(error) +
                       "; " + named(flag_, path_) + " was not replaced");
   }
+  // The target may have become something else while we wrote: a FIFO or a device made under its
+  // name mid-run would be replaced by the rename. Checked again here, just before it; what stays
+  // open is the moment between this lstat and the rename (rename(2) cannot be told to replace
+  // only a regular file), microseconds instead of the whole run.
+  struct stat now {};
+  if (::lstat(target_path_.c_str(), &now) == 0 && !S_ISREG(now.st_mode) && !S_ISLNK(now.st_mode)) {
+    abandon();  // deletes the temporary file; the target is left as it is
+    throw OutputError("refusing to replace " + named(flag_, target_path_) + ": it became " +
+                      kind_of(now.st_mode) +
+                      " during the run; it was kept and the new output deleted (" + flag_ +
+                      " must name a regular file or a new one)");
+  }
   step("rename");
   const auto rename_start = std::chrono::steady_clock::now();
   if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
