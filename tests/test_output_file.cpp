@@ -481,6 +481,45 @@ TEST(OutputAppend, OldContentThenTheHeaderOnlyForANewOrEmptyFile) {
   EXPECT_EQ(read_all(dir + "/measurements.csv"), std::string(gs::kMeasurementColumns) + "\na,b\n");
 }
 
+// Case 10 of issue 27: four gs_benchmark --csv on one file at once, all rc 0, two rows in it:
+// each copied the same old content and the last rename dropped the others' rows.
+TEST(OutputAppend, ConcurrentAppendsKeepEveryRow) {
+  const std::string dir = temp_dir("append_concurrent");
+  const std::string path = dir + "/same.csv";
+  constexpr int kWriters = 6;
+  constexpr int kRowsEach = 15;
+  std::cout << std::flush;
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < kWriters; ++writer) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      int code = 0;
+      try {
+        for (int row = 0; row < kRowsEach; ++row) {
+          gs::append_to_output_file(path, "header\n",
+                                    std::to_string(writer) + "," + std::to_string(row) + "\n",
+                                    gs::OutputOptions("--csv", nullptr), false);
+        }
+      } catch (...) {
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "an append failed";
+  }
+  const std::string csv = read_all(path);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + kWriters * kRowsEach)
+      << "the header once, then every row:\n"
+      << csv;
+  EXPECT_EQ(csv.rfind("header\n", 0), 0u);
+  EXPECT_TRUE(partials_of(path).empty());
+}
+
 TEST(OutputCommit, FlushesTheFileRenamesThenFlushesTheDirectory) {
   const std::string path = temp_dir("commit") + "/out.md";
   std::vector<std::string> steps;
