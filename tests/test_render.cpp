@@ -463,6 +463,29 @@ TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
   EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
 }
 
+// Issue 27: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d g.gif` made the
+// directory g.gif, then blamed --gif for being one. Every path is checked before anything is made.
+TEST(Render, TheFramesDirectoryIsCheckedBeforeItIsMade) {
+  const std::string dir = fresh_directory("render_frames_directory");
+  const std::string h5 = small_output(dir);
+  const Outcome empty = run(kRender + " " + h5 + " -d ''");
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("-d/--out-dir is empty"), std::string::npos) << empty.output;
+  for (const std::string& flags : {"--gif " + dir + "/g.gif -d " + dir + "/g.gif",
+                                   "--gif " + dir + "/g.gif -d " + dir + "/sub/../g.gif"}) {
+    const Outcome outcome = run(kRender + " " + h5 + " " + flags);
+    EXPECT_EQ(outcome.exit_code, 1) << flags << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("' name the same path"), std::string::npos) << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/g.gif")) << flags << ": made before the check";
+    EXPECT_FALSE(fs::exists(dir + "/sub")) << flags << ": made before the check";
+  }
+  std::ofstream(dir + "/a_file") << "text";
+  const Outcome file = run(kRender + " " + h5 + " -d " + dir + "/a_file");
+  EXPECT_EQ(file.exit_code, 1) << file.output;
+  EXPECT_NE(file.output.find("-d '" + dir + "/a_file' is not a directory"), std::string::npos)
+      << file.output;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files that are not a simulation, built with the HDF5 C API
 
