@@ -449,6 +449,19 @@ class TestParameters:
                                   line.strip())
             assert program_line in result.stderr, (program_line, result.stderr)
 
+    @pytest.mark.parametrize("name", ["reference", "l01-naive"])
+    def test_divergence_is_the_programs_error(self, name):
+        # Issue 27, case 9: gray_scott -f 1e38 says "the simulation diverged" and exits 1; the
+        # module returned a v that was not finite anywhere, without an error.
+        result = subprocess.run([str(gray_scott()), "--no-output", "--impl", "reference", "-r",
+                                 "64", "-c", "64", "-n", "1", "-e", "64", "-f", "1e38"],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 1 and "the simulation diverged" in result.stderr
+        sim = grayscott.Simulation(64, 64, name, feed=1e38)
+        with pytest.raises(RuntimeError, match=r"^the simulation diverged after 64 steps: v is "
+                                               r"not finite at cell \d+ \(row \d+, column \d+\)"):
+            sim.advance(64)
+
     def test_implementations_are_gray_scotts(self):
         listing = subprocess.run([str(gray_scott()), "--list"], capture_output=True, text=True,
                                  timeout=60, check=True).stdout
