@@ -341,6 +341,31 @@ class TestArrays:
         self.refused(FakeCudaArray(), u, r"u (is on cuda:0 but 'reference' computes on the "
                                          r"CPU|lives in memory that CUDA does not know)")
 
+    def test_malformed_cuda_array_interface(self):
+        # Issue 27, case 12: a strides tuple shorter than the shape was read past its end; a
+        # stream or a shape pybind11 cannot convert raised its "Unable to cast Python instance".
+        def fake(**changes):
+            interface = {"shape": (17, 33), "typestr": "<f4", "data": (0x7F0000000000, False),
+                         "strides": None, "version": 3}
+            interface.update(changes)
+            return type("FakeCudaArray", (), {"__cuda_array_interface__": interface})()
+
+        small, _ = random_state(8, 9)  # the grid's own shape: the strides are what is wrong
+        self.refused(fake(shape=(8, 9), strides=(36,)), small,
+                     r"u's __cuda_array_interface__\['strides'\] has 1 value\(s\) for a shape "
+                     r"of 2", rows=8, cols=9)
+        u, _ = self.good()
+        for changes, pattern in [
+            ({"shape": "ab"}, r"\['shape'\] must be a tuple of integers \(got 'ab'\)"),
+            ({"shape": (17, 2**70)}, r"\['shape'\]\[1\] is out of range"),
+            ({"stream": 2**70}, r"stream is out of range \(got 1180591620717411303424\)"),
+            ({"data": ("x", False)}, r"\['data'\]\[0\] must be an integer"),
+        ]:
+            self.refused(fake(**changes), u, pattern)
+        stepper = grayscott.Stepper(17, 33, "reference")
+        with pytest.raises(ValueError, match=r"stream is out of range"):
+            stepper.advance(u, u.copy(), 1, stream=2**70)
+
     def test_negative_steps(self):
         u, v = self.good()
         with pytest.raises(ValueError, match=r"steps must be at least 0 \(got -1\)"):
