@@ -117,6 +117,24 @@ int render(const Options& options) {
   std::vector<fs::path> made_directories;
   if (options.png) {
     gs::check_png_size(info.cols, info.rows, options.out_dir, "-d");
+    // Before the directory is made: it must not be a file, nor the path of another output (the
+    // directory would be made, then that output blamed for being one).
+    const fs::path directory = fs::absolute(options.out_dir).lexically_normal();
+    for (const auto& [other, flag] :
+         {std::pair{options.gif, "--gif"}, std::pair{options.video, "--video"}}) {
+      std::error_code ignored;
+      if (!other.empty() && (fs::absolute(other).lexically_normal() == directory ||
+                             fs::equivalent(other, options.out_dir, ignored))) {
+        throw gs::OutputError(
+            std::string("-d '") + options.out_dir + "' and " + flag + " '" + other +
+            "' name the same path; -d is the directory of the PNG frames, " + flag + " a file");
+      }
+    }
+    std::error_code not_there;
+    if (fs::exists(directory, not_there) && !fs::is_directory(directory, not_there)) {
+      throw gs::OutputError("-d '" + options.out_dir +
+                            "' is not a directory; give -d the directory of the PNG frames");
+    }
     for (fs::path missing = fs::absolute(options.out_dir).lexically_normal();
          !missing.empty() && !fs::exists(missing) && missing != missing.parent_path();
          missing = missing.parent_path()) {
@@ -302,6 +320,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
+  }
+  if (options.png && options.out_dir.empty()) {
+    std::cerr << "gs_render: error: -d/--out-dir is empty; give it the directory of the PNG "
+                 "frames (or --no-png)\n";
+    return gs::kExitUsage;
   }
   if (!options.png && options.gif.empty()) {
     std::cerr << "gs_render: error: --no-png without --gif would write nothing\n";

@@ -341,6 +341,31 @@ class TestArrays:
         self.refused(FakeCudaArray(), u, r"u (is on cuda:0 but 'reference' computes on the "
                                          r"CPU|lives in memory that CUDA does not know)")
 
+    def test_malformed_cuda_array_interface(self):
+        # Issue 27, case 12: a strides tuple shorter than the shape was read past its end; a
+        # stream or a shape pybind11 cannot convert raised its "Unable to cast Python instance".
+        def fake(**changes):
+            interface = {"shape": (17, 33), "typestr": "<f4", "data": (0x7F0000000000, False),
+                         "strides": None, "version": 3}
+            interface.update(changes)
+            return type("FakeCudaArray", (), {"__cuda_array_interface__": interface})()
+
+        small, _ = random_state(8, 9)  # the grid's own shape: the strides are what is wrong
+        self.refused(fake(shape=(8, 9), strides=(36,)), small,
+                     r"u's __cuda_array_interface__\['strides'\] has 1 value\(s\) for a shape "
+                     r"of 2", rows=8, cols=9)
+        u, _ = self.good()
+        for changes, pattern in [
+            ({"shape": "ab"}, r"\['shape'\] must be a tuple of integers \(got 'ab'\)"),
+            ({"shape": (17, 2**70)}, r"\['shape'\]\[1\] is out of range"),
+            ({"stream": 2**70}, r"stream is out of range \(got 1180591620717411303424\)"),
+            ({"data": ("x", False)}, r"\['data'\]\[0\] must be an integer"),
+        ]:
+            self.refused(fake(**changes), u, pattern)
+        stepper = grayscott.Stepper(17, 33, "reference")
+        with pytest.raises(ValueError, match=r"stream is out of range"):
+            stepper.advance(u, u.copy(), 1, stream=2**70)
+
     def test_negative_steps(self):
         u, v = self.good()
         with pytest.raises(ValueError, match=r"steps must be at least 0 \(got -1\)"):
@@ -448,6 +473,19 @@ class TestParameters:
             program_line = re.sub(r"\b(feed|kill|dt|du|dv|rows|cols) \((-\w/--[\w-]+)\)", r"\2",
                                   line.strip())
             assert program_line in result.stderr, (program_line, result.stderr)
+
+    @pytest.mark.parametrize("name", ["reference", "l01-naive"])
+    def test_divergence_is_the_programs_error(self, name):
+        # Issue 27, case 9: gray_scott -f 1e38 says "the simulation diverged" and exits 1; the
+        # module returned a v that was not finite anywhere, without an error.
+        result = subprocess.run([str(gray_scott()), "--no-output", "--impl", "reference", "-r",
+                                 "64", "-c", "64", "-n", "1", "-e", "64", "-f", "1e38"],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 1 and "the simulation diverged" in result.stderr
+        sim = grayscott.Simulation(64, 64, name, feed=1e38)
+        with pytest.raises(RuntimeError, match=r"^the simulation diverged after 64 steps: v is "
+                                               r"not finite at cell \d+ \(row \d+, column \d+\)"):
+            sim.advance(64)
 
     def test_implementations_are_gray_scotts(self):
         listing = subprocess.run([str(gray_scott()), "--list"], capture_output=True, text=True,

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -479,6 +481,45 @@ TEST(OutputAppend, OldContentThenTheHeaderOnlyForANewOrEmptyFile) {
   EXPECT_EQ(read_all(dir + "/measurements.csv"), std::string(gs::kMeasurementColumns) + "\na,b\n");
 }
 
+// Case 10 of issue 27: four gs_benchmark --csv on one file at once, all rc 0, two rows in it:
+// each copied the same old content and the last rename dropped the others' rows.
+TEST(OutputAppend, ConcurrentAppendsKeepEveryRow) {
+  const std::string dir = temp_dir("append_concurrent");
+  const std::string path = dir + "/same.csv";
+  constexpr int kWriters = 6;
+  constexpr int kRowsEach = 15;
+  std::cout << std::flush;
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < kWriters; ++writer) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      int code = 0;
+      try {
+        for (int row = 0; row < kRowsEach; ++row) {
+          gs::append_to_output_file(path, "header\n",
+                                    std::to_string(writer) + "," + std::to_string(row) + "\n",
+                                    gs::OutputOptions("--csv", nullptr), false);
+        }
+      } catch (...) {
+        code = 1;
+      }
+      ::_exit(code);
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "an append failed";
+  }
+  const std::string csv = read_all(path);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + kWriters * kRowsEach)
+      << "the header once, then every row:\n"
+      << csv;
+  EXPECT_EQ(csv.rfind("header\n", 0), 0u);
+  EXPECT_TRUE(partials_of(path).empty());
+}
+
 TEST(OutputCommit, FlushesTheFileRenamesThenFlushesTheDirectory) {
   const std::string path = temp_dir("commit") + "/out.md";
   std::vector<std::string> steps;
@@ -500,6 +541,48 @@ TEST(OutputCommit, FlushesTheFileRenamesThenFlushesTheDirectory) {
   }
   EXPECT_EQ(read_all(path), "table") << "an abandoned file replaces nothing";
   EXPECT_TRUE(partials_of(path).empty());
+}
+
+TEST(OutputCommit, ATargetThatBecameAFifoOrADeviceDuringTheRunIsKept) {
+  const std::string dir = temp_dir("became_special");
+  struct Special {
+    std::string name;
+    std::string kind;
+    std::function<int(const std::string&)> make;
+  };
+  const std::vector<Special> specials = {
+      {"fifo.h5", "a FIFO", [](const std::string& path) { return ::mkfifo(path.c_str(), 0644); }},
+      // /dev/null's numbers; making a device needs CAP_MKNOD (root, outside most containers).
+      {"null.h5", "a character device",
+       [](const std::string& path) {
+         return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
+       }},
+  };
+  for (const Special& special : specials) {
+    const std::string path = dir + "/" + special.name;
+    std::string message;
+    {
+      gs::OutputFile file(path, gs::OutputOptions("-o", nullptr));  // a new name when it starts
+      file.write("frames");
+      if (special.make(path) != 0) {
+        std::cout << "not tried: cannot make " << special.kind << ": " << std::strerror(errno)
+                  << "\n";
+        continue;
+      }
+      try {
+        file.commit(false);
+      } catch (const gs::OutputError& error) {
+        message = error.what();
+      }
+    }
+    EXPECT_NE(message.find("refusing to replace -o '" + path + "': it became " + special.kind),
+              std::string::npos)
+        << "the commit must refuse, naming the flag, the path and the kind: '" << message << "'";
+    struct stat status {};
+    ASSERT_EQ(::lstat(path.c_str(), &status), 0);
+    EXPECT_FALSE(S_ISREG(status.st_mode)) << path << " was replaced by a regular file";
+    EXPECT_TRUE(partials_of(path).empty()) << "the temporary file was left";
+  }
 }
 
 TEST(OutputPng, SidesBeyondLibpngsLimitAreRefusedBeforeAnyFile) {

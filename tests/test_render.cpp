@@ -463,6 +463,29 @@ TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
   EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
 }
 
+// Issue 27: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d g.gif` made the
+// directory g.gif, then blamed --gif for being one. Every path is checked before anything is made.
+TEST(Render, TheFramesDirectoryIsCheckedBeforeItIsMade) {
+  const std::string dir = fresh_directory("render_frames_directory");
+  const std::string h5 = small_output(dir);
+  const Outcome empty = run(kRender + " " + h5 + " -d ''");
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("-d/--out-dir is empty"), std::string::npos) << empty.output;
+  for (const std::string& flags : {"--gif " + dir + "/g.gif -d " + dir + "/g.gif",
+                                   "--gif " + dir + "/g.gif -d " + dir + "/sub/../g.gif"}) {
+    const Outcome outcome = run(kRender + " " + h5 + " " + flags);
+    EXPECT_EQ(outcome.exit_code, 1) << flags << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find("' name the same path"), std::string::npos) << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/g.gif")) << flags << ": made before the check";
+    EXPECT_FALSE(fs::exists(dir + "/sub")) << flags << ": made before the check";
+  }
+  std::ofstream(dir + "/a_file") << "text";
+  const Outcome file = run(kRender + " " + h5 + " -d " + dir + "/a_file");
+  EXPECT_EQ(file.exit_code, 1) << file.output;
+  EXPECT_NE(file.output.find("-d '" + dir + "/a_file' is not a directory"), std::string::npos)
+      << file.output;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files that are not a simulation, built with the HDF5 C API
 
@@ -564,6 +587,35 @@ TEST(RenderRefuses, AVirtualDatasetWithAMissingSource) {
                     H5Sclose(space);
                   }),
       dir, "is a virtual dataset");
+}
+
+// A file whose 'matrix' is an external link to @p target ("file:/object"), padded with zeros so
+// that a chunk of the other file seems to lie inside it.
+std::string linking_file(const std::string& path, const std::string& other_file) {
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(file, 0) << path;
+  EXPECT_GE(
+      H5Lcreate_external(other_file.c_str(), "/matrix", file, "matrix", H5P_DEFAULT, H5P_DEFAULT),
+      0);
+  H5Fclose(file);
+  std::ofstream(path, std::ios::binary | std::ios::app) << std::string(1 << 16, '\0');
+  return path;
+}
+
+TEST(RenderRefuses, AnExternalLinkWithoutOpeningTheOtherFile) {
+  const std::string dir = fs::absolute(fresh_directory("render_external_link")).string();
+  // Another simulation's file: drawn as if it were this one's before.
+  const std::string good = course_file(dir + "/good.h5", 3, 5, 6, ramp(), "hand-made");
+  expect_refused(linking_file(dir + "/link.h5", good), dir,
+                 "is an external link to '" + good + ":/matrix'");
+  // A FIFO at the other end: opening it would block forever (and ignore the first Ctrl-C).
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  const std::string fifo_link = linking_file(dir + "/fifo_link.h5", dir + "/fifo");
+  const Outcome outcome =
+      run("timeout -s KILL 20 " + kRender + " " + fifo_link + " -d " + dir + "/frames");
+  EXPECT_EQ(outcome.exit_code, 1) << "hung on the FIFO? " << outcome.output;
+  EXPECT_NE(outcome.output.find("is an external link"), std::string::npos) << outcome.output;
+  EXPECT_FALSE(fs::exists(dir + "/frames"));
 }
 
 TEST(RenderRefuses, AFileCutShort) {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -51,26 +52,52 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-// Times whole frames until the run is done or the time budget is spent. The first frame is a
-// warm-up (first-touch page faults, module loading, clocks ramping up), then the state is
-// loaded again so every implementation times the same steps from the same state. The device is
-// waited for after every frame, as a program that writes each frame must.
+// Times frames until the run is done or the time budget is spent. The first steps are a warm-up
+// (first-touch page faults, module loading, clocks ramping up), then the state is loaded again so
+// every implementation times the same steps from the same state. Frames are advanced in pieces
+// sized from the warm-up to take about a tenth of the budget (0.1 s at most), the device waited
+// for after each, so that the budget bounds the run even when one frame would take far longer.
 Row measure(const Implementation& impl, const Params& params, double budget_seconds) {
   Row row;
   row.implementation = &impl;
   std::unique_ptr<Stepper> stepper = impl.create();
   const State initial = initial_state(params.rows, params.cols);
+  const double piece_seconds = std::min(0.1, budget_seconds / 10.0);
   stepper->load(initial, params.rates);
-  stepper->advance(params.steps_per_frame);
-  stepper->synchronize();
+  // The warm-up: at most one frame, at most a quarter of the budget; pieces that double until
+  // one takes piece_seconds, the last one giving the speed the timed pieces are sized from.
+  constexpr int kMostSteps = std::numeric_limits<int>::max();
+  double seconds_per_step = 0.0;
+  {
+    Stopwatch warm_up;
+    int done = 0;
+    int piece = 1;
+    while (done < params.steps_per_frame) {
+      const int steps = std::min(piece, params.steps_per_frame - done);
+      Stopwatch piece_clock;
+      stepper->advance(steps);
+      stepper->synchronize();
+      seconds_per_step = piece_clock.seconds() / steps;
+      done += steps;
+      if (warm_up.seconds() > budget_seconds / 4.0) break;
+      if (seconds_per_step * steps < piece_seconds && piece <= kMostSteps / 2) piece *= 2;
+    }
+  }
+  const double fitting = seconds_per_step > 0.0 ? piece_seconds / seconds_per_step : 1e9;
+  const int piece = static_cast<int>(std::clamp(fitting, 1.0, static_cast<double>(kMostSteps)));
   stepper->load(initial, params.rates);
   stepper->synchronize();
   Stopwatch clock;
-  for (int frame = 0; frame < params.frames; ++frame) {
-    stepper->advance(params.steps_per_frame);
-    stepper->synchronize();
-    row.steps_timed += params.steps_per_frame;
-    if (clock.seconds() > budget_seconds) break;
+  bool spent = false;
+  for (int frame = 0; frame < params.frames && !spent; ++frame) {
+    for (int done = 0; done < params.steps_per_frame && !spent;) {
+      const int steps = std::min(piece, params.steps_per_frame - done);
+      stepper->advance(steps);
+      stepper->synchronize();
+      done += steps;
+      row.steps_timed += steps;
+      spent = clock.seconds() > budget_seconds;
+    }
   }
   row.seconds_timed = clock.seconds();
   std::vector<float> v(static_cast<std::size_t>(params.cells()));
@@ -496,7 +523,17 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
                  "time budget per implementation; a slower one is timed on fewer frames and its "
                  "full-run time extrapolated (marked ~)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI::PositiveNumber lets "nan" through (every comparison with NaN is false), and a
+            // NaN budget is never spent.
+            double value = 0.0;
+            if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0.0) {
+              return "must be a finite number of seconds greater than 0 (got " + text + ")";
+            }
+            return std::string();
+          },
+          "SECONDS > 0"));
   app.add_option("--markdown", markdown_path, "also write the table to this file");
   app.add_option("--csv", csv_path, "also append one CSV row per implementation to this file");
   std::string end_to_end;
@@ -654,8 +691,8 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     }
     table << " |\n";
   }
-  table << "\n~ = timed on fewer steps (budget --max-seconds " << budget
-        << " s) and extrapolated to the full run.\n";
+  table << "\n~ = timed on fewer steps (budget --max-seconds " << std::defaultfloat
+        << std::setprecision(6) << budget << " s) and extrapolated to the full run.\n";
   std::cout << table.str() << std::flush;
 
   std::function<void()> append_csv_rows;

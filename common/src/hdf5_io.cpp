@@ -595,6 +595,51 @@ H5D_layout_t refuse_foreign_storage(hid_t dataset, const std::string& what) {
   return layout;
 }
 
+// Refuses every external link met on the way to an object: HDF5 calls this before it opens the
+// other file, so that file is never opened (a FIFO there would block open() forever).
+herr_t refuse_external_link(const char* /*parent_file*/, const char* /*parent_group*/,
+                            const char* /*child_file*/, const char* /*child_object*/,
+                            unsigned* /*access_flags*/, hid_t /*access*/, void* /*data*/) {
+  return -1;
+}
+
+// Opens dataset @p name of @p file only when it is a hard link of the file itself: an external
+// link (its values in another file, which open() would reach, be it a FIFO) or a soft link
+// (which may lead to one) is refused by its link type, before anything is opened. @p path names
+// the file, @p what the dataset in messages.
+Handle open_own_dataset(hid_t file, const std::string& path, const std::string& name,
+                        const std::string& what) {
+  // A dataset access list is also a link access list: one for the link queries and the open.
+  const Handle access = take(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, "cannot open " + what);
+  check(H5Pset_elink_cb(access.get(), refuse_external_link, nullptr), "cannot open " + what);
+  if (H5Lexists(file, name.c_str(), access.get()) <= 0) {
+    throw OutputError(quoted_text(path) + " has no dataset " + quoted_text(name));
+  }
+  H5L_info_t link{};
+  check(H5Lget_info(file, name.c_str(), &link, access.get()), "cannot open " + what);
+  if (link.type == H5L_TYPE_EXTERNAL) {
+    std::string target = "?";
+    std::vector<char> value(link.u.val_size + 1, '\0');
+    const char* other_file = nullptr;
+    const char* other_object = nullptr;
+    if (H5Lget_val(file, name.c_str(), value.data(), value.size(), access.get()) >= 0 &&
+        H5Lunpack_elink_val(value.data(), link.u.val_size, nullptr, &other_file, &other_object) >=
+            0 &&
+        other_file != nullptr && other_object != nullptr) {
+      target = quoted_text(std::string(other_file) + ":" + other_object);
+    }
+    throw OutputError(what + " is an external link to " + target +
+                      ": its values are in another file, which is not opened; a simulation's "
+                      "file holds its own values; refused");
+  }
+  if (link.type != H5L_TYPE_HARD) {
+    throw OutputError(what + " is a " + (link.type == H5L_TYPE_SOFT ? "soft" : "user-defined") +
+                      " link, not a dataset of its own; a simulation's file holds its own "
+                      "values; refused");
+  }
+  return take(H5Dopen2(file, name.c_str(), access.get()), H5Dclose, "cannot open " + what);
+}
+
 // Checks the chunk of @p dataset that starts at @p offset: it was written (HDF5 holds data for
 // it), it has @p bytes bytes unless the dataset is @p filtered (compressed), and it lies inside
 // the file's @p file_size bytes. @p what names the chunk ("frame 3 of 'run.h5'").
@@ -701,13 +746,8 @@ FrameReader::FrameReader(const std::string& path) : path_(path), hdf5_(std::make
   const std::string file = quoted_text(path);
   hdf5_->file = Handle(open_for_reading(path), H5Fclose);
   hdf5_->file_size = size_on_disk(hdf5_->file.get(), file);
-  const htri_t has_dataset = H5Lexists(hdf5_->file.get(), kDatasetName, H5P_DEFAULT);
-  if (has_dataset <= 0) {
-    throw OutputError(file + " has no dataset '" + kDatasetName + "'");
-  }
   const std::string dataset_name = "dataset '" + std::string(kDatasetName) + "' of " + file;
-  hdf5_->dataset = take(H5Dopen2(hdf5_->file.get(), kDatasetName, H5P_DEFAULT), H5Dclose,
-                        "cannot open " + dataset_name);
+  hdf5_->dataset = open_own_dataset(hdf5_->file.get(), path, kDatasetName, dataset_name);
   // Before anything else: the shape of a virtual dataset can mean opening its sources.
   const H5D_layout_t layout = refuse_foreign_storage(hdf5_->dataset.get(), dataset_name);
   std::size_t value_bytes = 0;
@@ -1003,10 +1043,7 @@ namespace {
 Handle dataset_file_open(hid_t file, const std::string& path, const std::string& name,
                          H5D_layout_t* layout = nullptr) {
   const std::string what = "dataset " + quoted_text(name) + " of " + quoted_text(path);
-  if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) {
-    throw OutputError(quoted_text(path) + " has no dataset " + quoted_text(name));
-  }
-  Handle dataset = take(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "cannot open " + what);
+  Handle dataset = open_own_dataset(file, path, name, what);
   const H5D_layout_t found = refuse_foreign_storage(dataset.get(), what);
   if (layout != nullptr) *layout = found;
   return dataset;
@@ -1072,19 +1109,10 @@ std::vector<std::int32_t> DatasetReader::read_ints(const std::string& name) cons
 }
 
 std::string DatasetReader::description(const std::string& name) const {
-  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
-  if (dataset < 0) throw OutputError("'" + path_ + "' has no dataset '" + name + "'");
-  std::string text;
-  if (H5Aexists(dataset, "description") > 0) {
-    try {
-      text = dataset_file_read_text(dataset, "description");
-    } catch (...) {
-      H5Dclose(dataset);
-      throw;
-    }
-  }
-  H5Dclose(dataset);
-  return text;
+  const Handle dataset = open_own_dataset(
+      file_, path_, name, "dataset " + quoted_text(name) + " of " + quoted_text(path_));
+  if (H5Aexists(dataset.get(), "description") <= 0) return {};
+  return dataset_file_read_text(dataset.get(), "description");
 }
 
 double DatasetReader::number(const std::string& name) const {

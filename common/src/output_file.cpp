@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -781,6 +782,18 @@ void OutputFile::commit(bool flush_to_disk) {
     throw OutputError("closing " + in_quotes(temporary_path_) + " failed" + reason_of(error) +
                       "; " + named(flag_, path_) + " was not replaced");
   }
+  // The target may have become something else while we wrote: a FIFO or a device made under its
+  // name mid-run would be replaced by the rename. Checked again here, just before it; what stays
+  // open is the moment between this lstat and the rename (rename(2) cannot be told to replace
+  // only a regular file), microseconds instead of the whole run.
+  struct stat now {};
+  if (::lstat(target_path_.c_str(), &now) == 0 && !S_ISREG(now.st_mode) && !S_ISLNK(now.st_mode)) {
+    abandon();  // deletes the temporary file; the target is left as it is
+    throw OutputError("refusing to replace " + named(flag_, target_path_) + ": it became " +
+                      kind_of(now.st_mode) +
+                      " during the run; it was kept and the new output deleted (" + flag_ +
+                      " must name a regular file or a new one)");
+  }
   step("rename");
   const auto rename_start = std::chrono::steady_clock::now();
   if (::rename(temporary_path_.c_str(), target_path_.c_str()) != 0) {
@@ -871,9 +884,62 @@ void write_output_file(const std::string& path, const std::string& content,
   file.commit(flush_to_disk);
 }
 
+namespace {
+
+// An exclusive lock held from before the old content is read until after the new file is renamed
+// over it: two runs appending to one file at once would otherwise each copy the same old content
+// and the last rename would drop the other's rows. The lock is flock(2) on a file beside the
+// target, `.<name>.lock` (shortened to fit NAME_MAX), which is kept: deleting it would let a
+// waiting run lock a file that no longer has the name. Opened without following links and without
+// blocking on a FIFO, and used only when it is a regular file.
+class AppendLock {
+ public:
+  explicit AppendLock(const OutputTarget& target) {
+    const std::string name = target.path.filename().string();
+    constexpr char kSuffix[] = ".lock";
+    std::size_t keep = std::min(name.size(), kMaxFileNameBytes - 1 - (sizeof kSuffix - 1));
+    while (keep > 0 && keep < name.size() &&
+           (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) {
+      --keep;
+    }
+    path_ = (directory_of(target.path) / ("." + name.substr(0, keep) + kSuffix)).string();
+    descriptor_ = ::open(path_.c_str(),
+                         O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0666);
+    struct stat status {};
+    if (descriptor_ < 0 || ::fstat(descriptor_, &status) != 0 || !S_ISREG(status.st_mode)) {
+      const int error = descriptor_ < 0 ? errno : 0;
+      throw OutputError("cannot lock " + named(target.flag, target.given) +
+                        " to append to it: " + in_quotes(path_) +
+                        (error != 0 ? reason_of(error) : " is not a regular file"));
+    }
+    for (;;) {
+      if (::flock(descriptor_, LOCK_EX) == 0) break;
+      const int error = errno;
+      if (error == EINTR) {
+        throw_if_interrupted("while waiting for another run appending to " + target.given);
+        continue;
+      }
+      throw OutputError("cannot lock " + named(target.flag, target.given) + " to append to it (" +
+                        in_quotes(path_) + ")" + reason_of(error));
+    }
+  }
+  ~AppendLock() {
+    if (descriptor_ >= 0) ::close(descriptor_);  // releases the lock
+  }
+  AppendLock(const AppendLock&) = delete;
+  AppendLock& operator=(const AppendLock&) = delete;
+
+ private:
+  std::string path_;
+  int descriptor_ = -1;
+};
+
+}  // namespace
+
 void append_to_output_file(const std::string& path, const std::string& header,
                            const std::string& rows, const OutputOptions& options,
                            bool flush_to_disk) {
+  const AppendLock lock(resolve_output(path, options.flag));
   OutputOptions sized = options;
   sized.bytes = appended_file_bytes(path, static_cast<std::int64_t>(header.size() + rows.size()));
   OutputFile file(path, sized);

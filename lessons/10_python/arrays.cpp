@@ -184,28 +184,75 @@ void parse_typestr(ArrayInfo& info, const std::string& typestr) {
   if (native) info.type_name = numpy_name(info.kind, info.bits);
 }
 
-HeldArray read_cuda_array_interface(py::handle object) {
+// An integer of a __cuda_array_interface__ (a size, a stride, a pointer), read as T; anything
+// else, or an integer T cannot hold, is refused with the module's message, never pybind11's
+// "Unable to cast Python instance to C++ type".
+template <typename T>
+T interface_integer(py::handle value, const std::string& what) {
+  if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value)) {
+    throw ArrayError(what + " must be an integer (got " + py::repr(value).cast<std::string>() +
+                     ")");
+  }
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw ArrayError(what + " is out of range (got " + py::repr(value).cast<std::string>() + ")");
+  }
+}
+
+// A tuple of integers of a __cuda_array_interface__ (its shape, its strides).
+std::vector<std::int64_t> interface_integers(py::handle value, const std::string& what) {
+  if (!py::isinstance<py::tuple>(value)) {
+    throw ArrayError(what + " must be a tuple of integers (got " +
+                     py::repr(value).cast<std::string>() + ")");
+  }
+  std::vector<std::int64_t> integers;
+  for (py::handle item : value.cast<py::tuple>()) {
+    integers.push_back(
+        interface_integer<std::int64_t>(item, what + "[" + std::to_string(integers.size()) + "]"));
+  }
+  return integers;
+}
+
+HeldArray read_cuda_array_interface(py::handle object, const std::string& name) {
   HeldArray held;
   ArrayInfo& info = held.info;
   info.protocol = "__cuda_array_interface__";
-  const py::dict interface = object.attr("__cuda_array_interface__");
+  const std::string where = name + "'s __cuda_array_interface__";
+  const py::object described = object.attr("__cuda_array_interface__");
+  if (!py::isinstance<py::dict>(described)) throw ArrayError(where + " must be a dict");
+  const py::dict interface = described.cast<py::dict>();
+  for (const char* key : {"shape", "typestr", "data"}) {
+    if (!interface.contains(key)) throw ArrayError(where + " has no '" + key + "'");
+  }
   held.keep_alive = py::reinterpret_borrow<py::object>(object);
-  for (py::handle extent : interface["shape"].cast<py::tuple>()) {
-    info.shape.push_back(extent.cast<std::int64_t>());
+  info.shape = interface_integers(interface["shape"], where + "['shape']");
+  for (const std::int64_t extent : info.shape) {
+    if (extent < 0) throw ArrayError(where + "['shape'] has a negative size");
+  }
+  if (!py::isinstance<py::str>(interface["typestr"])) {
+    throw ArrayError(where + "['typestr'] must be a string such as '<f4'");
   }
   parse_typestr(info, interface["typestr"].cast<std::string>());
-  const py::tuple data = interface["data"].cast<py::tuple>();
-  info.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
-  if (data[1].cast<bool>()) {
+  const py::object data = interface["data"];
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2) {
+    throw ArrayError(where + "['data'] must be a tuple (pointer, read_only)");
+  }
+  info.data = reinterpret_cast<void*>(
+      interface_integer<std::uintptr_t>(data.cast<py::tuple>()[0], where + "['data'][0]"));
+  if (py::bool_(data.cast<py::tuple>()[1]).cast<bool>()) {
     info.read_only = true;
     info.read_only_reason = "its __cuda_array_interface__ says read-only";
   }
   if (!interface.contains("strides") || interface["strides"].is_none()) {
     info.strides = compact_strides(info.shape);
   } else {
-    std::vector<std::int64_t> bytes;
-    for (py::handle stride : interface["strides"].cast<py::tuple>()) {
-      bytes.push_back(stride.cast<std::int64_t>());
+    const std::vector<std::int64_t> bytes =
+        interface_integers(interface["strides"], where + "['strides']");
+    if (bytes.size() != info.shape.size()) {
+      throw ArrayError(where + "['strides'] has " + std::to_string(bytes.size()) +
+                       " value(s) for a shape of " + std::to_string(info.shape.size()) +
+                       " dimension(s)");
     }
     set_strides_from_bytes(info, bytes);
   }
@@ -256,7 +303,13 @@ CallerStream caller_stream(py::handle stream) {
         "stream must be None, an int (a cudaStream_t; 1: the legacy default "
         "stream, 2: the per-thread one), a CuPy or a PyTorch stream");
   }
-  const auto value = handle.cast<std::intptr_t>();
+  std::intptr_t value = 0;
+  try {
+    value = handle.cast<std::intptr_t>();
+  } catch (const py::cast_error&) {
+    throw ArrayError("stream is out of range (got " + py::repr(handle).cast<std::string>() +
+                     "): a cudaStream_t is a pointer");
+  }
   if (value < 0)
     throw ArrayError("stream must not be negative (got " + std::to_string(value) + ")");
   result.known = true;
@@ -278,7 +331,9 @@ HeldArray hold_array(py::handle object, const char* name, const CallerStream& st
     return read_dlpack(object, stream);
   }
 #endif
-  if (py::hasattr(object, "__cuda_array_interface__")) return read_cuda_array_interface(object);
+  if (py::hasattr(object, "__cuda_array_interface__")) {
+    return read_cuda_array_interface(object, name);
+  }
   const std::string type = py::str(py::type::of(object));
   std::string hint;
   if (py::hasattr(object, "__array__") || py::hasattr(object, "__array_interface__") ||

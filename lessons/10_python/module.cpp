@@ -452,24 +452,60 @@ class Simulation final : public Engine {
     steps_ = 0;
   }
 
+  // On the CPU the state is checked after every call (the stepper is done, its v in memory); on
+  // a GPU, where the call may return before the steps are done, when v is copied out (v,
+  // fetch()), so that no call waits or copies for the check.
   void advance(std::int64_t steps) {
     require_steps(steps);
     Busy busy(*this);
     OwnState work(*stepper_);
     advance_released(work, steps, batching_, steps_);
+    if (target_.device == gs::Device::cpu && steps > 0) {
+      const gs::FieldView view = stepper_->fields();
+      if (view.available() && view.device == gs::Device::cpu) {
+        require_finite_v(view.v, view.pitch);
+      } else {
+        std::vector<float> v(static_cast<std::size_t>(target_.rows) * target_.cols);
+        stepper_->fetch_v(v.data());
+        require_finite_v(v.data(), target_.cols);
+      }
+    }
   }
 
   py::array_t<float> field(bool v_field) {
     Busy busy(*this);
-    return copy_out(v_field);
+    py::array_t<float> out = copy_out(v_field);
+    if (v_field && checked_when_copied()) require_finite_v(out.data(), target_.cols);
+    return out;
   }
   py::tuple fetch() {
     Busy busy(*this);
-    return py::make_tuple(copy_out(false), copy_out(true));
+    py::array_t<float> v = copy_out(true);
+    if (checked_when_copied()) require_finite_v(v.data(), target_.cols);
+    return py::make_tuple(copy_out(false), v);
   }
   std::int64_t steps() const { return steps_; }
 
  private:
+  bool checked_when_copied() const { return target_.device == gs::Device::gpu && steps_ > 0; }
+
+  // gray_scott's check (common/src/program.cpp): a v that is not finite is a diverged run, an
+  // error (gs::Diverged, RuntimeError in Python), never a result.
+  void require_finite_v(const float* v, std::int64_t pitch) const {
+    for (int row = 0; row < target_.rows; ++row) {
+      const float* line = v + row * pitch;
+      for (int col = 0; col < target_.cols; ++col) {
+        if (!std::isfinite(line[col])) {
+          throw gs::Diverged("the simulation diverged after " + std::to_string(steps_) +
+                             " steps: v is not finite at cell " +
+                             std::to_string(static_cast<std::int64_t>(row) * target_.cols + col) +
+                             " (row " + std::to_string(row) + ", column " + std::to_string(col) +
+                             "); choose smaller rates or time step");
+        }
+      }
+    }
+  }
+
   std::int64_t steps_ = 0;  // steps advanced since the last load()
 };
 
