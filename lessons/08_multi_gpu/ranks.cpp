@@ -1265,11 +1265,10 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   const double efficiency = options.weak ? single / together : single / (size * together);
   const char* kind = options.weak ? "weak" : "strong";
   std::cout << "| " << implementation.name << " | " << kind << (each_frame ? "" : ", queued")
-            << " | " << size << " | " << all.rows
-            << " x " << all.cols << " | " << options.halo << " | " << name_of(transport)
-            << (overlapped ? ", edge first" : "") << " | " << std::fixed << std::setprecision(4)
-            << single << " | " << together << " | " << std::setprecision(1) << 100.0 * efficiency
-            << " % |\n";
+            << " | " << size << " | " << all.rows << " x " << all.cols << " | " << options.halo
+            << " | " << name_of(transport) << (overlapped ? ", edge first" : "") << " | "
+            << std::fixed << std::setprecision(4) << single << " | " << together << " | "
+            << std::setprecision(1) << 100.0 * efficiency << " % |\n";
   if (!options.csv.empty()) {
     // Appended through common/'s output mechanism: the old file stays whole if this fails.
     std::ostringstream row;
