@@ -47,17 +47,17 @@ if has tests; then
 fi
 
 if has sanitize; then
-  echo "== compute-sanitizer memcheck and synccheck, $gpus ranks with NCCL (edge first), then between the steps"
+  echo "== compute-sanitizer memcheck and synccheck, $gpus ranks with NCCL, between the steps, then edge first"
   for tool in memcheck synccheck; do
-    for mode in "" "--no-edge-first"; do
-      log="$OUT/sanitizer-$tool${mode:+-between}.log"
+    for mode in "" "--edge-first"; do
+      log="$OUT/sanitizer-$tool${mode:+-edge-first}.log"
       timeout 300 mpirun --bind-to none -np "$gpus" compute-sanitizer --tool "$tool" \
         --error-exitcode 99 "$L08" -r 67 -c 131 -n 3 -e 9 --halo 4 --no-output $mode > "$log" 2>&1
       rc=$?
       # NCCL's own set-up makes CUDA calls that fail by design for kernels built for other GPUs
       # (cudaFuncGetAttributes: no kernel image): listed, not counted (as cmake/GsSanitize.cmake).
       other=$(grep -E "Program hit|Invalid|Race|Barrier" "$log" | grep -vc "cudaErrorNoKernelImageForDevice")
-      echo "$tool ${mode:-edge-first}: rc $rc, $(grep -E 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';') errors other than NCCL's no-kernel-image probes: $other"
+      echo "$tool ${mode:-between the steps}: rc $rc, $(grep -E 'ERROR SUMMARY' "$log" | sort | uniq -c | tr -s ' ' | tr '\n' ';') errors other than NCCL's no-kernel-image probes: $other"
       [ "$other" = 0 ] || status=1
     done
   done
@@ -82,7 +82,7 @@ if has bench; then
   echo "| implementation | scaling | ranks | grid | halo | exchange | one device s | all ranks s | efficiency |"
   for p in $RANKS; do
     for wait in "" "--frames-queued"; do
-      for exchange in "" "--no-edge-first" "--transport mpi"; do
+      for exchange in "" "--edge-first" "--transport mpi"; do
         row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange $wait
         row "$p" "--bind-to none" -r 2160 -c 3840 -n "$((FRAMES / 4))" -e 32 $exchange $wait
         row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange $wait
@@ -94,7 +94,7 @@ fi
 if has halo; then
   echo "== the halo's depth (strong 1080 x 1920, $gpus ranks)"
   for halo in 4 8 16 32 64; do
-    for exchange in "" "--no-edge-first"; do
+    for exchange in "" "--edge-first"; do
       row "$gpus" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --halo $halo $exchange
       row "$gpus" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --halo $halo $exchange \
         --frames-queued
@@ -112,7 +112,7 @@ fi
 
 if has socket; then
   echo "== NCCL's network path between the ranks (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: sockets)"
-  for exchange in "" "--no-edge-first"; do
+  for exchange in "" "--edge-first"; do
     row "$gpus" "--bind-to none -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1" \
       -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange
     row "$gpus" "--bind-to none -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1" \

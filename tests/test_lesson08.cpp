@@ -177,13 +177,13 @@ TEST(Lesson08Benchmark, TheCsvIsCheckedFirstAndAppendedThroughItsLink) {
 // GPU ranks. One rank: the single-GPU path through the program (also what compute-sanitizer
 // checks). Two ranks share GPU 0 when there is only one, exchanging through host memory; NCCL
 // needs a GPU per rank.
-void gpu_run(int ranks, const std::string& transport) {
+void gpu_run(int ranks, const std::string& transport, const std::string& extra = "") {
   GS_REQUIRE_GPU();
   const fs::path dir = fresh_directory("gpu_" + std::to_string(ranks) + "_" + transport);
   const std::string output = (dir / "frames.h5").string();
   const Outcome outcome =
       run(mpirun(ranks, "-r 67 -c 131 -n 3 -e 9 --halo 4 --no-fsync --transport " + transport +
-                            " -o " + output));
+                            " -o " + output + " " + extra));
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   expect_reference_frames(output, 67, 131, 3, 9);
 }
@@ -207,6 +207,16 @@ TEST(Lesson08Gpu, TwoRanksThroughNcclMatchTheReference) {
   if (gpu_count() < 2) GTEST_SKIP() << "NCCL needs one GPU per rank; this machine has one";
   if (!built_with_nccl()) GTEST_SKIP() << "this build has no NCCL";
   gpu_run(2, "nccl");
+}
+
+// Edge first (--edge-first): the strips' rows, the mailbox and the halos copied back in, on a grid
+// whose slabs are just thick enough for the strips (3 x 4 rows), frames of 9 steps (periods of 4
+// that straddle the frames).
+TEST(Lesson08Gpu, TwoRanksEdgeFirstMatchTheReference) {
+  GS_REQUIRE_GPU();
+  if (gpu_count() < 2) GTEST_SKIP() << "NCCL needs one GPU per rank; this machine has one";
+  if (!built_with_nccl()) GTEST_SKIP() << "this build has no NCCL";
+  gpu_run(2, "nccl", "--edge-first");
 }
 
 TEST(Lesson08Gpu, ExchangeCheckOnGpus) {

@@ -947,7 +947,7 @@ struct Options {
   std::string implementation_name;
   std::string csv;  // benchmark: append the result as CSV rows
   bool list = false;
-  bool no_overlap = false;     // the exchange between the steps, not behind them
+  bool edge_first = false;     // the exchange behind the steps (edge first), not between them
   bool frames_queued = false;  // benchmark: wait once at the end, not after every frame
 };
 
@@ -973,9 +973,10 @@ void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
                  "halo exchange of GPU ranks: nccl, mpi (staged through host memory) or auto")
       ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
       ->capture_default_str();
-  app.add_flag("--no-edge-first", options.no_overlap,
-               "GPU ranks with NCCL: exchange between the steps instead of behind them (edge "
-               "first: the boundary rows computed first and sent while the slab computes)");
+  app.add_flag("--edge-first", options.edge_first,
+               "GPU ranks with NCCL: the exchange behind the steps (the boundary rows computed "
+               "first from thin strips and sent while the slab computes) instead of between them; "
+               "slower on the machines measured (README, section 9)");
   app.add_flag("--list", options.list, "list the implementations a rank can run and exit");
   app.add_flag("--weak", options.weak,
                "benchmark: weak scaling (the grid given is one rank's share) instead of strong");
@@ -1041,7 +1042,7 @@ std::vector<Argument> arguments_of(const Options& options, const CLI::App& app) 
       {"--impl", options.implementation_name.empty() ? "(not given)" : options.implementation_name},
       {"--halo", std::to_string(options.halo)},
       {"--transport", options.transport},
-      {"--no-edge-first", yes_no(options.no_overlap)},
+      {"--edge-first", yes_no(options.edge_first)},
       {"--list", yes_no(options.list)},
       {"--weak", yes_no(options.weak)},
       {"--csv", options.csv.empty() ? "(not given)" : options.csv},
@@ -1366,7 +1367,7 @@ int program(int argc, char** argv, const char* program_name) {
   try {
     if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
     slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport,
-                                      !options.no_overlap && options.mode != "exchange-check");
+                                      options.edge_first && options.mode != "exchange-check");
   } catch (const std::invalid_argument& error) {
     device = stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
   } catch (const std::bad_alloc&) {
