@@ -47,9 +47,11 @@
 #    under solutions/ or another lesson's folder, none of the learner's own checkout, none under
 #    /proc or /dev, and no copy of a solution file (grade_results.py includes). Then each object
 #    compiled from a learner file is compiled again, inlining off, from the learner's file and
-#    from upstream's stub: a symbol only the learner's has that is the reference (gs::reference*),
-#    another lesson's namespace, the registry (all_implementations, find_implementation) or a
-#    solution library's makes the lesson INVALID, the symbol named (grade_results.py symbols).
+#    from upstream's stub: a symbol only the learner's has, or uses from a function that did not
+#    use it in the stub's (one section per function), that is the reference (gs::reference*),
+#    another lesson's namespace, the registry (all_implementations, find_implementation), a
+#    solution library's or dlsym/dlopen makes the lesson INVALID, the symbol named
+#    (grade_results.py symbols).
 #  - Each lesson build is built and tested on its own: a compile error in one leaves the others
 #    graded. Tests run through CTest (per-test timeout, JUnit XML), each through
 #    scripts/grade_report_wrapper.sh, which has GoogleTest (or pytest) write that test's report
@@ -73,7 +75,8 @@
 #  - Speed-up, once it passes: the exercise program's default implementation against l01-naive
 #    (lesson 01's solution program), 1080 x 1920, frames of 16 steps, each timed for at least
 #    0.3 s, best of 3 alternating runs, OMP_WAIT_POLICY=passive (no busy-waiting threads).
-# Exit status: 0 pass (PARTIAL included); 1 a lesson failed, was INVALID, or could not be graded; 2 usage.
+# Exit status: 0 pass (PARTIAL included); 1 a lesson failed, was INVALID, or could not be graded;
+# 2 usage.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RESULTS=$ROOT/scripts/grade_results.py
@@ -168,7 +171,8 @@ RUN=$(mktemp -d "$work/run.XXXXXX") || fail "mktemp failed"
 chmod 0755 "$work" "$RUN" || fail "cannot make $work reachable (chmod 0755)"
 for folder in "$(dirname "$work")" "$(dirname "$(dirname "$work")")"; do
   if [ "$(id -u)" = 0 ] && ! stat -c %A "$folder" | grep -q '^d.\{8\}[xt]'; then
-    echo "grade.sh: warning: $folder is not searchable by other users: tests run as nobody will skip"
+    echo "grade.sh: warning: $folder is not searchable by other users:" \
+      "tests run as nobody will skip"
   fi
 done
 # Each test runs through this wrapper, which has its framework write a report of it (the pass is

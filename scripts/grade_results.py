@@ -24,9 +24,10 @@ script reads those with a real XML parser and writes what people and machines re
                    --learner FILE... --stubs DIR --cache DIR [--target T...]
       What the compiled learner code uses: each object (of the targets T; without, of the build)
       whose compilation read a learner file is compiled again from compile_commands.json (inlining off), once as built and once
-      with the pristine stubs (the folder --stubs) first on the include path; a symbol (nm -C)
-      only the learner's object has that is the reference, another lesson's namespace, the
-      registry or a solution library's is one line "lessons/NN_topic: ... uses SYMBOL: why".
+      with the pristine stubs (the folder --stubs) first on the include path, one section per
+      function; a symbol (nm -C) only the learner's object has, or a use of one (objdump -r) from
+      a section that did not use it, that is the reference, another lesson's namespace, the
+      registry, a solution library's or dlsym is one line "lessons/NN_topic: ... uses SYMBOL: why".
 
   grade_results.py includes --tree TREE --lesson-folder lessons/NN_topic --learner FILE...
                    [--build DIR --target T...] [--checkout DIR] [--work DIR]
@@ -446,24 +447,49 @@ FORBIDDEN_SYMBOLS = [
     (re.compile(r"\bgs::reference\w*"), "the reference implementation (gs/reference.hpp)"),
     (re.compile(r"\b(all_implementations|find_implementation)\b"),
      "the registry of the course's implementations"),
+    (re.compile(r"^(dlsym|dlvsym|dlopen|dlmopen)(@.*)?$"),
+     "a symbol looked up at run time, which no check of the build can follow"),
 ]
 LESSON_NAMESPACE = re.compile(r"\blesson(\d\d)(_cpu)?::")
 NM_LINE = re.compile(r"^\s*(?:[0-9a-fA-F]+\s+)?([A-Za-z?-])\s+(.+)$")
 
 
-def symbol_names(path):
-    """The demangled names an object file defines or uses (`nm -C`), or None."""
+RELOCATIONS_FOR = re.compile(r"^RELOCATION RECORDS FOR \[(.*)\]:$")
+RELOCATION = re.compile(r"^[0-9a-fA-F]+\s+\S+\s+(.*?)(?:[+-]0x[0-9a-fA-F]+)?$")
+# The suffixes of GCC's clones of a function (.constprop.0, .isra.0, .part.0, .cold): the same
+# function, whichever clones one compilation makes.
+CLONE = re.compile(r"(\.(constprop|isra|part|cold|lto_priv|localalias)(\.\d+)?)+$")
+
+
+def symbol_uses(path):
+    """(names, uses) of an object file, or None: the demangled names it defines or uses (`nm -C`),
+    and which section uses which (`objdump -rC`: one section per function and per datum, the
+    check compiles with -ffunction-sections -fdata-sections), as (section, name) pairs. The pairs
+    tell the learner's use of a symbol from the body's own: lesson 10's module uses the registry
+    itself, a binding.hpp that calls it too adds a pair."""
     try:
-        output = subprocess.run(["nm", "-C", path], check=True, capture_output=True, text=True,
-                                errors="replace").stdout
+        names_output = subprocess.run(["nm", "-C", path], check=True, capture_output=True,
+                                      text=True, errors="replace").stdout
+        relocations = subprocess.run(["objdump", "-rC", path], check=True, capture_output=True,
+                                     text=True, errors="replace").stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     names = set()
-    for line in output.splitlines():
+    for line in names_output.splitlines():
         found = NM_LINE.match(line)
         if found and not line.endswith(":"):
             names.add(found.group(2).strip())
-    return names
+    uses = set()
+    section = None
+    for line in relocations.splitlines():
+        header = RELOCATIONS_FOR.match(line)
+        if header:
+            section = CLONE.sub("", header.group(1))
+            continue
+        found = RELOCATION.match(line.strip())
+        if section and found and not line.startswith("OFFSET"):
+            uses.add((section, CLONE.sub("", found.group(1).strip())))
+    return names, uses
 
 
 def check_compile(entry, output, extra_include=None):
@@ -479,8 +505,8 @@ def check_compile(entry, output, extra_include=None):
         if flag in words[:-1]:
             words[words.index(flag) + 1] = output if flag == "-o" else output + ".d"
     nvcc = "nvcc" in os.path.basename(words[0])
-    words += ["-Xcompiler=-fno-inline,-U__NO_INLINE__"] if nvcc else ["-fno-inline",
-                                                                       "-U__NO_INLINE__"]
+    flags = ["-fno-inline", "-U__NO_INLINE__", "-ffunction-sections", "-fdata-sections"]
+    words += ["-Xcompiler=" + ",".join(flags)] if nvcc else flags
     if extra_include:
         first_flag = next((i for i, w in enumerate(words) if i > 0 and w.startswith("-")),
                           len(words))
@@ -546,29 +572,37 @@ def symbol_problems(args):
             problems.append(f"{args.lesson_folder}: {target}: no compile command to check its "
                             f"symbols")
             continue
-        key = hashlib.sha256((json.dumps(entry, sort_keys=True) + "".join(
+        key = hashlib.sha256((CHECK_VERSION + json.dumps(entry, sort_keys=True) + "".join(
             open(os.path.join(args.stubs, os.path.basename(f)), encoding="utf-8",
                  errors="replace").read() for f in sorted(args.learner))).encode()).hexdigest()
         stub_object = os.path.join(args.cache, key[:24] + ".o")
-        stub_names = None
+        stub_uses = None
+        error = None
         if os.path.exists(stub_object):
-            stub_names = symbol_names(stub_object)
-        if stub_names is None:
+            stub_uses = symbol_uses(stub_object)
+        if stub_uses is None:
             error = check_compile(entry, stub_object + ".tmp", args.stubs)
             if error is None:
                 os.replace(stub_object + ".tmp", stub_object)
-                stub_names = symbol_names(stub_object)
+                stub_uses = symbol_uses(stub_object)
+        learner_uses = None
         learner_object = os.path.join(args.cache, "learner", key[:24] + ".o")
-        error = check_compile(entry, learner_object)
-        learner_names = symbol_names(learner_object) if error is None else None
+        if stub_uses is not None:
+            error = check_compile(entry, learner_object)
+            learner_uses = symbol_uses(learner_object) if error is None else None
         shown = os.path.basename(target)
-        if stub_names is None or learner_names is None:
-            which = "the pristine stub's" if stub_names is None else "the learner's"
+        if stub_uses is None or learner_uses is None:
+            which = "the pristine stub's" if stub_uses is None else "the learner's"
             problems.append(f"{args.lesson_folder}: {shown}: the symbol check could not compile "
                             f"{which} version ({'; '.join(error or ['nm failed'])[:300]})")
             continue
         checked += 1
-        for name in sorted(learner_names - stub_names):
+        # A name new to the object, or a use of a name from a section that did not use it.
+        new_uses = learner_uses[1] - stub_uses[1]
+        users = {}
+        for section, name in new_uses:
+            users.setdefault(name, section)
+        for name in sorted((learner_uses[0] - stub_uses[0]) | set(users)):
             why = next((what for pattern, what in FORBIDDEN_SYMBOLS if pattern.search(name)), None)
             other = LESSON_NAMESPACE.search(name)
             if why is None and other and other.group(1) != own:
@@ -579,12 +613,31 @@ def symbol_problems(args):
                 if name in solutions:
                     why = "code of solutions/ (a solution's library defines it)"
             if why:
+                where = f", from {demangled_section(users[name])[:160]}" if name in users else ""
                 problems.append(f"{args.lesson_folder}: the learner's code uses {name[:200]}: "
-                                f"{why} (a symbol of {shown} that the pristine stub's has not)")
+                                f"{why} (a use in {shown} that the pristine stub's has not"
+                                f"{where})")
     if checked == 0 and not problems:
         problems.append(f"{args.lesson_folder}: the symbol check found no object compiled from "
                         f"the learner's files")
     return problems
+
+
+# Part of the cache key of the stubs' objects: a change of the check's flags recompiles them.
+CHECK_VERSION = "symbols-2: -fno-inline -U__NO_INLINE__ -ffunction-sections -fdata-sections"
+
+
+def demangled_section(section):
+    """`.text._ZN...` as `.text: the function's name`."""
+    found = re.match(r"^(\.[a-z.]*?)\.(_Z.*)$", section)
+    if not found:
+        return section
+    try:
+        name = subprocess.run(["c++filt", found.group(2)], check=True, capture_output=True,
+                              text=True, errors="replace").stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return section
+    return f"{found.group(1)} of {name}"
 
 
 _DEFINED = {}
