@@ -45,11 +45,24 @@
 #    ".." or names no file literally makes the lesson INVALID; and after the build the
 #    compiler's dependency records of the lesson's exercise (ninja -t deps) must name no file
 #    under solutions/ or another lesson's folder, none of the learner's own checkout, none under
-#    /proc or /dev, and no copy of a solution file (grade_results.py includes).
+#    /proc or /dev, and no copy of a solution file (grade_results.py includes). Then each object
+#    compiled from a learner file is compiled again, inlining off, from the learner's file and
+#    from upstream's stub: a symbol only the learner's has, or uses from a function that did not
+#    use it in the stub's (one section per function), that is the reference (gs::reference*),
+#    another lesson's namespace, the registry (all_implementations, find_implementation), a
+#    solution library's or dlsym/dlopen makes the lesson INVALID, the symbol named
+#    (grade_results.py symbols).
 #  - Each lesson build is built and tested on its own: a compile error in one leaves the others
-#    graded. Tests run through CTest (per-test timeout, JUnit XML).
+#    graded. Tests run through CTest (per-test timeout, JUnit XML), each through
+#    scripts/grade_report_wrapper.sh, which has GoogleTest (or pytest) write that test's report
+#    into a folder made fresh, under a random name, for the run. A test passes only when its
+#    report exists, names it, says it ran and records no failure: an exit status of 0 alone is
+#    not a pass (grade_results.py results). Counts are cases (lesson 10: pytest's, not classes).
 #  - Nothing tested is not a pass: a lesson that ran no test, or whose tests all skipped, fails;
-#    a skipped test is allowed only in a GPU-capable build on a machine without a GPU.
+#    a skipped case is allowed only if it is a GPU test of a lesson whose GPU part is not graded
+#    here, and is listed with its reason. Such a lesson (07-10 on a CPU machine) is PARTIAL
+#    ("not graded here: GPU"), which does not fail the grade. The work folder is mode 0755, so
+#    that a test run as nobody reaches the build's test-tmp folder.
 #  - Which lessons: with none named, every lesson build this machine can run: CPU builds always;
 #    GPU builds where a GPU answers `nvidia-smi -L` (or with --require-gpu). The others are
 #    listed as not graded here, with the reason, and do not fail the grade, so a CPU-only runner
@@ -62,7 +75,8 @@
 #  - Speed-up, once it passes: the exercise program's default implementation against l01-naive
 #    (lesson 01's solution program), 1080 x 1920, frames of 16 steps, each timed for at least
 #    0.3 s, best of 3 alternating runs, OMP_WAIT_POLICY=passive (no busy-waiting threads).
-# Exit status: 0 pass; 1 a lesson failed, was INVALID, or could not be graded; 2 usage.
+# Exit status: 0 pass (PARTIAL included); 1 a lesson failed, was INVALID, or could not be graded;
+# 2 usage.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RESULTS=$ROOT/scripts/grade_results.py
@@ -151,6 +165,23 @@ else
   work=$(mktemp -d "${TMPDIR:-/tmp}/gs-grade.XXXXXX") || fail "mktemp failed"
 fi
 RUN=$(mktemp -d "$work/run.XXXXXX") || fail "mktemp failed"
+# mktemp's folders are the owner's alone (0700); a test that drops to the user nobody (lesson
+# 08's OutputInAnUnwritableDirectory, run as root) must still reach the build's test-tmp folder,
+# or it skips, and the grader must never be the cause of a skip.
+chmod 0755 "$work" "$RUN" || fail "cannot make $work reachable (chmod 0755)"
+for folder in "$(dirname "$work")" "$(dirname "$(dirname "$work")")"; do
+  if [ "$(id -u)" = 0 ] && ! stat -c %A "$folder" | grep -q '^d.\{8\}[xt]'; then
+    echo "grade.sh: warning: $folder is not searchable by other users:" \
+      "tests run as nobody will skip"
+  fi
+done
+# Each test runs through this wrapper, which has its framework write a report of it (the pass is
+# read from there, not from the exit status): a copy in the work folder, so that the configured
+# path does not depend on which checkout's grader runs.
+wrapper=$work/grade_report_wrapper.sh
+cmp -s "$ROOT/scripts/grade_report_wrapper.sh" "$wrapper" \
+  || cp "$ROOT/scripts/grade_report_wrapper.sh" "$wrapper" || fail "cannot copy the test wrapper"
+chmod 0755 "$wrapper"
 hide_solution() { :; }  # both defined once the pristine tree is known
 restore_solutions() { :; }
 cleanup() {
@@ -267,7 +298,13 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
   gpu=1
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 fi
-configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DGS_GIT_COMMIT=grade-${base:0:12}")
+# The wrapper as the emulator of every executable: CTest (and gtest_discover_tests) then start
+# each test through it; CMAKE_TEST_LAUNCHER does the same from CMake 3.29 (the wrapper runs once).
+# compile_commands.json: the symbol check compiles the lesson's objects again from it.
+wrapper_args=("-DCMAKE_CROSSCOMPILING_EMULATOR=$wrapper" "-DCMAKE_TEST_LAUNCHER=$wrapper"
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DGS_GIT_COMMIT=grade-${base:0:12}"
+  "${wrapper_args[@]}")
 if [ "$gpu" = 1 ] && [[ "${GS_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* ]]; then
   configure_args+=(-DCMAKE_CUDA_ARCHITECTURES=native)  # this GPU only: half the compile time
 fi
@@ -330,6 +367,9 @@ if [ "$in_git" = 1 ]; then
     fi
     [ -z "${missing_file[$file]:-}" ] || git_ show "$base:$file" > "$content"
     cmp -s "$content" "$tree/$file" || cat "$content" > "$tree/$file"  # new mtime only if changed
+    # Upstream's stub, kept apart: the symbol check compiles the lesson against it.
+    stub=$work/stubs-$base/$(dirname "$file")
+    mkdir -p "$stub" && git_ show "$base:$file" > "$stub/$(basename "$file")"
   done
 fi
 
@@ -412,9 +452,27 @@ ensure_asan() {
   asan_ready=no
   [ -f "$tree/cmake/GsSanitizers.cmake" ] || return 1
   # Upstream's own asan preset (CMakePresets.json), into this grading's folder.
-  (cd "$tree" && cmake --preset asan -B "$asan_build" "-DGS_GIT_COMMIT=grade-${base:0:12}") \
+  (cd "$tree" && cmake --preset asan -B "$asan_build" "-DGS_GIT_COMMIT=grade-${base:0:12}" \
+     "${wrapper_args[@]}") \
     > "$RUN/logs/configure-asan.log" 2>&1 || return 1
   asan_ready=yes
+}
+# run_tests BUILD NAME LIMIT REGEX KEY [--allow-gpu-skips]: the lesson's exercise tests in BUILD
+# through CTest, each writing its own report into a folder made for this run; prints what
+# grade_results.py results reads from them ("passed failed skipped total disallowed-skips", then
+# the first failure), and the skips with their reasons into the lesson's record (KEY).
+run_tests() {
+  local build_dir=$1 name=$2 limit=$3 regex=$4 key=$5 reports
+  shift 5
+  reports=$(mktemp -d "$RUN/reports.XXXXXX")
+  ctest --test-dir "$build_dir" -R "$regex" -L '^exercise$' --show-only=json-v1 \
+    > "$RUN/tests-$name.json" 2> /dev/null
+  GS_GRADE_REPORTS=$reports ctest --test-dir "$build_dir" -R "$regex" -L '^exercise$' \
+    --timeout "$limit" -j "$jobs" --output-junit "$RUN/junit/$name.xml" \
+    > "$RUN/logs/test-$name.log" 2>&1
+  python3 "$RESULTS" results "$RUN/junit/$name.xml" --tests "$RUN/tests-$name.json" \
+    --reports "$reports" --strip "$tree" --timeout "$limit" \
+    ${key:+--skips "$RUN/records/$key.skips"} "$@"
 }
 grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TESTS
   local key=$1 lesson=$2 id=$3 topic=$4 labels=$5 provides=$6 program=$7 tests=$8
@@ -445,6 +503,16 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   if [ "$built" = 1 ]; then
     check_includes --build "$build" --target "${program_target}_impl" \
       "$program_target" "$test_target"
+    # What the compiled learner code uses: every object of the build that read a learner file
+    # (lesson 10's module is none of the targets above), against the same object built from
+    # upstream's stub (outside git there is no upstream stub: not checked).
+    if [ "$in_git" = 1 ]; then
+      while IFS= read -r problem; do
+        [ -n "$problem" ] && learner_problem[$lesson]+="$problem; "
+      done < <(python3 "$RESULTS" symbols --build "$build" --tree "$tree" \
+                 --lesson-folder "$folder" --learner "${learner_files[@]}" \
+                 --stubs "$work/stubs-$base/$folder" --cache "$work/symbols-$base")
+    fi
   fi
   if [ "$built" = 0 ]; then
     grep -E -A4 ': (fatal )?error|error:' "$RUN/logs/build-$id.log" | sed "s|$tree/||g" \
@@ -455,10 +523,20 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     record "$key" seconds $((SECONDS - start))
     return
   fi
-  ctest --test-dir "$build" -R "^$ns\\.exercise\\." -L '^exercise$' --timeout "$timeout" \
-    -j "$jobs" --output-junit "$RUN/junit/$id.xml" > "$RUN/logs/test-$id.log" 2>&1
-  { read -r passed failed skipped total; cat > "$details"; } \
-    < <(python3 "$RESULTS" junit "$RUN/junit/$id.xml" --strip "$tree" --timeout "$timeout")
+  # GPU parts (a hybrid or Python lesson's): graded only where they are compiled and a GPU runs
+  # them; elsewhere their tests may skip, and the grade says PARTIAL.
+  local gpu_parts="" disallowed
+  if [[ ",$labels," == *,gpu,* ]] && [[ ",$labels," == *,cpu,* ]]; then
+    if [ "$cuda_built" = 0 ]; then
+      gpu_parts="its GPU code is not compiled in this build (no CUDA)"
+    elif [ "$gpu" = 0 ]; then
+      gpu_parts="its GPU tests cannot run (no GPU answers nvidia-smi -L)"
+    fi
+  fi
+  local allow=()
+  [ -n "$gpu_parts" ] && [ "$require_gpu" = 0 ] && allow=(--allow-gpu-skips)
+  { read -r passed failed skipped total disallowed; cat > "$details"; } \
+    < <(run_tests "$build" "$id" "$timeout" "^$ns\\.exercise\\." "$key" ${allow[@]+"${allow[@]}"})
   record "$key" junit "$id.xml"
   record "$key" passed "$passed"; record "$key" failed "$failed"
   record "$key" skipped "$skipped"; record "$key" total "$total"
@@ -469,10 +547,10 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     verdict=FAIL reason="$failed failed"
   elif [ "$passed" = 0 ]; then
     verdict=FAIL reason="every test skipped"
-  elif [ "$skipped" -gt 0 ] && ! { [[ ",$labels," == *,gpu,* ]] && [ "$gpu" = 0 ] && [ "$require_gpu" = 0 ]; }; then
-    verdict=FAIL reason="$skipped test(s) skipped on a machine that should run them"
+  elif [ "$disallowed" -gt 0 ]; then
+    verdict=FAIL reason="$disallowed test(s) skipped on a machine that should run them"
   fi
-  printf '%s/%s passed, %s skipped' "$passed" "$total" "$skipped"
+  printf '%s/%s cases passed, %s skipped' "$passed" "$total" "$skipped"
 
   local sanitizer="" tools=()
   if [ "$verdict" = PASS ] && [ "$sanitize" = 1 ]; then
@@ -487,13 +565,11 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
         sanitizer=FAILED reason="does not compile under the sanitizers"
         grep -E -A4 'error' "$RUN/logs/build-asan-$id.log" | sed "s|$tree/||g" | head -20 > "$details"
       else
-        ctest --test-dir "$asan_build" -R "^$ns\\.exercise\\." -L '^exercise$' \
-          --timeout $((timeout * 3)) -j "$jobs" --output-junit "$RUN/junit/$id.asan.xml" \
-          > "$RUN/logs/test-asan-$id.log" 2>&1
         record "$key" junit "$id.xml $id.asan.xml"
         local a_passed a_failed a_total
-        { read -r a_passed a_failed _ a_total; cat > "$RUN/asan.details"; } \
-          < <(python3 "$RESULTS" junit "$RUN/junit/$id.asan.xml" --strip "$tree" --timeout $((timeout * 3)))
+        { read -r a_passed a_failed _ a_total _; cat > "$RUN/asan.details"; } \
+          < <(run_tests "$asan_build" "$id.asan" $((timeout * 3)) "^$ns\\.exercise\\." "" \
+                ${allow[@]+"${allow[@]}"})
         if [ "$a_failed" = 0 ] && [ "$a_passed" -gt 0 ]; then
           sanitizer=clean
         else
@@ -557,6 +633,9 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     fi
   fi
 
+  if [ "$verdict" = PASS ] && [ -n "$gpu_parts" ]; then
+    verdict=PARTIAL reason="not graded here: GPU ($gpu_parts)"
+  fi
   settle "$key" "$lesson" "$verdict" "$reason"
   record "$key" seconds $((SECONDS - start))
 }
@@ -592,6 +671,11 @@ settle() {
 }
 
 baseline_program=""
+cuda_built=0  # whether this build compiles CUDA: a CUDA lesson was built
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r _ _ _ kind _ _ _ _ _ _ _ status <<< "$row"
+  [ "$kind" = cuda ] && [ "$status" = built ] && cuda_built=1
+done
 for row in "${rows[@]}"; do
   IFS=$'\t' read -r lesson id _ _ _ _ _ _ solution_program _ _ status <<< "$row"
   [ "$lesson" = 01 ] && [ "$status" = built ] && [ -z "$baseline_program" ] && baseline_program=$solution_program

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "gs/lesson.hpp"
-#include "gs/reference.hpp"
 
 namespace {
 

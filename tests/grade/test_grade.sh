@@ -28,6 +28,15 @@
 #                 out of the tree while it compiles: it does not build), lesson 02's by an
 #                 absolute path into the learner's own checkout (it builds and passes, and the
 #                 compiler's dependency records show it): both INVALID, the include named
+#   exit          lesson 02 as shipped plus a static constructor that exits 0 before the test
+#                 runs (issue 27: 73/73 PASS): FAIL, no report of the test from GoogleTest
+#   reference     lesson 01's update_interior() as one call of gs::reference_step<float> (issue
+#                 27: 44/44 PASS): the body no longer lets it see the reference (BUILD FAILED);
+#                 with the header included, INVALID, the symbol named; the report has no empty
+#                 speed-up column
+#   report        the scoreboard of a made-up run (no build): a lesson whose GPU part was not
+#                 graded is PARTIAL, not PASS, and the grade still passes; each skipped case is
+#                 listed with its reason; no speed-up column when no lesson measured one
 # Lessons 01 and 02 only, CPU, one -DGS_CUDA=OFF build reused by every case (--work).
 #
 #   bash tests/grade/test_grade.sh              # GS_KEEP=1 keeps the scratch folder
@@ -35,6 +44,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/gs-grade-test.XXXXXX")
+chmod 0755 "$T"  # the work folder inside must be reachable by nobody (lesson 08's tests, as root)
 if [ "${GS_KEEP:-0}" = 1 ]; then echo "scratch folder: $T"; else trap 'rm -rf "$T"' EXIT; fi
 export GS_CMAKE_ARGS="-DGS_CUDA=OFF" GIT_AUTHOR_NAME=grader GIT_AUTHOR_EMAIL=grader@example.org
 export GIT_COMMITTER_NAME=grader GIT_COMMITTER_EMAIL=grader@example.org
@@ -265,7 +275,68 @@ case_include() {
     "L['02']['tests_verdict'] == 'PASS' and r['status'] == 'invalid'"
 }
 
-cases=${GS_CASES:-unsolved solved tampered cmake broken hang names asan teacher template symlink include}
+# --- exit: the test process exits 0 before GoogleTest runs the test (issue 27, first attack)
+case_exit() {
+  branch exit
+  cat >> lessons/02_simd_threads/row_loop.hpp <<'EOF'
+__attribute__((constructor)) static void f(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strncmp(argv[i], "--gtest_filter=", 15)) std::_Exit(0);
+}
+EOF
+  commit "lesson 02: exit 0 before the test"
+  grade exit 1 02 --no-speed --no-sanitize
+  expect exit "FAIL: no test counts as passed, each for want of GoogleTest's report" \
+    "L['02']['status'] == 'FAIL' and L['02']['tests']['passed'] == 0 and L['02']['tests']['failed'] == L['02']['tests']['total'] > 0 and 'no report of this test from GoogleTest' in L['02']['details']"
+}
+
+# --- reference: the exercise as one call of the reference (issue 27, second attack)
+case_reference() {
+  branch reference
+  sed -i '/^inline void update_interior/,$d' lessons/01_profiling/interior.hpp
+  cat >> lessons/01_profiling/interior.hpp <<'EOF'
+inline void update_interior(const State& in, State& out, const Rates& r) {
+  gs::reference_step<float>(in.rows, in.cols, in.u.data(), in.v.data(), out.u.data(),
+                            out.v.data(), r);
+}
+EOF
+  commit "lesson 01: the reference's step"
+  grade reference 1 01 --no-speed --no-sanitize
+  expect reference "as reported: the reference is out of sight, it does not compile" \
+    "L['01']['status'] == 'BUILD FAILED' and 'reference_step' in L['01']['details']"
+  # (interior.hpp is included inside an anonymous namespace: the header goes outside it)
+  sed -i '/^#pragma once/a }  // namespace\n#include "gs/reference.hpp"\nnamespace {' \
+    lessons/01_profiling/interior.hpp
+  commit "lesson 01: the reference's step, its header included"
+  grade reference_included 1 01 --no-speed --no-sanitize
+  expect reference_included "with its header: the tests pass, INVALID for the symbol it uses" \
+    "L['01']['status'] == 'INVALID' and L['01']['tests_verdict'] == 'PASS' and any('gs::reference_step<float>' in x and 'the reference implementation' in x for x in L['01']['invalid_reasons'])"
+  log_has reference_included "no speed-up column where no speed was measured" \
+    "^\\| lesson \\| build \\| cases passed \\| skipped \\| sanitizer \\| time \\| status \\|$"
+}
+
+# --- report: the scoreboard of a made-up run, as grade.sh records one
+case_report() {
+  local run=$T/report-run
+  mkdir -p "$run/records"
+  printf 'commit=0123456789abcdef\nintegrity=checked\nbase=fedcba9876543210\n' > "$run/meta"
+  printf '%s\n' lesson=08 build=08 topic=multi_gpu labels=cpu,gpu graded=1 requested=0 \
+    passed=18 failed=0 skipped=1 total=19 tests_verdict=PARTIAL status=PARTIAL \
+    "reason=not graded here: GPU (its GPU code is not compiled in this build (no CUDA))" \
+    > "$run/records/001-08.rec"
+  printf 'lesson08.exercise.Lesson08Gpu.OneRank\tthis build has no CUDA support\tallowed\n' \
+    > "$run/records/001-08.skips"
+  python3 scripts/grade_results.py report "$run" --json "$T/report.json" > "$T/report.log" \
+    && ok "report: exit status 0" || not_ok "report: exit status not 0"
+  expect report "PARTIAL, the grade a pass that says so" \
+    "L['08']['status'] == 'PARTIAL' and r['status'] == 'pass' and r['partial'] == ['08'] and 'PARTIAL' in r['summary']"
+  expect report "the skip and its reason" \
+    "L['08']['skips'] == [{'test': 'lesson08.exercise.Lesson08Gpu.OneRank', 'reason': 'this build has no CUDA support', 'allowed': True}]"
+  log_has report "the skip in the scoreboard" "^- 08 \`lesson08.exercise.Lesson08Gpu.OneRank\`: this build has no CUDA support"
+  if grep -q "speed-up" "$T/report.log"; then not_ok "report: a speed-up column or footnote"; else ok "report: no speed-up column or footnote"; fi
+}
+
+cases=${GS_CASES:-report unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference}
 for name in $cases; do
   "case_$name"
 done
