@@ -1078,6 +1078,67 @@ def add_transfers(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(draw=draw_transfers)
 
 
+def draw_scaling(args: argparse.Namespace) -> None:
+    """Lesson 08's parallel efficiency against the number of GPUs, measured beside predicted.
+
+    Reads lesson 08's benchmark CSVs (its --csv rows: scaling, ranks, rows, cols, halo, exchange,
+    efficiency, wait); one line per case (strong at two sizes, weak) for the exchange asked for
+    (nccl) and the halo asked for, solid where every frame was waited for and dashed where the
+    frames were queued; the predicted ranges (lesson 08's section 9) as bars at two GPUs.
+    """
+    rows = []
+    for path in args.csv:
+        _, table = read_table(path)
+        rows += [row for row in table if row["exchange"] == args.exchange
+                 and int(row["halo"]) == args.halo]
+    cases = [  # (label, scaling, cols of the whole grid at two GPUs' strong rows, colour, prediction)
+        ("weak, 1920 × 1080 per GPU", "weak", 1920, "#0969da", (0.81, 0.93)),
+        ("strong, 3840 × 2160", "strong", 3840, "#1a7f37", (0.81, 0.93)),
+        ("strong, 1920 × 1080", "strong", 1920, "#bc4c00", (0.56, 0.82)),
+    ]
+    figure, axes = plt.subplots(figsize=(7.2, 4.2))
+    for label, scaling, cols, colour, predicted in cases:
+        for wait, style in (("each", "-"), ("end", "--")):
+            points = {1: 1.0}
+            for row in rows:
+                if row["scaling"] == scaling and int(row["cols"]) == cols and row["wait"] == wait:
+                    points[int(row["ranks"])] = float(row["efficiency"])  # the last sitting wins
+            if len(points) < 2:
+                continue
+            gpus = sorted(points)
+            axes.plot(gpus, [100 * points[g] for g in gpus], style, color=colour, marker="o",
+                      markersize=4, linewidth=1.6,
+                      label=f"{label}" + ("" if wait == "each" else ", frames queued"))
+        axes.errorbar([2.08 + 0.04 * cases.index((label, scaling, cols, colour, predicted))],
+                      [100 * sum(predicted) / 2], yerr=[[100 * (sum(predicted) / 2 - predicted[0])],
+                      [100 * (predicted[1] - sum(predicted) / 2)]], fmt="none", ecolor=colour,
+                      elinewidth=5, alpha=0.35, capsize=0)
+    axes.set_xticks([1, 2, 4])
+    axes.set_xlim(0.8, 4.3)
+    axes.set_ylim(0, 105)
+    axes.set_xlabel("GPUs (one rank each)", fontsize=8.5, color=MUTED)
+    axes.set_ylabel("parallel efficiency, %", fontsize=8.5, color=MUTED)
+    style_axes(axes, "y")
+    axes.legend(fontsize=7.5, frameon=False, loc="lower left")
+    axes.text(2.2, 98, "shaded bars at 2 GPUs: predicted before measuring", fontsize=7.5,
+              color=MUTED)
+    add_header(figure, args.title, args.note)
+    save(figure, args.output)
+
+
+def add_scaling(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("scaling", help=draw_scaling.__doc__.splitlines()[0])
+    parser.add_argument("csv", nargs="+", help="lesson 08's benchmark rows (docs/data/scaling-*.csv)")
+    parser.add_argument("--exchange", default="nccl", help="which exchange to draw (nccl)")
+    parser.add_argument("--halo", type=int, default=32, help="which halo to draw (32)")
+    parser.add_argument("--title", default="Several GPUs", help="the figure's title")
+    parser.add_argument(
+        "--note", default="", help="the lines under the title: device, date, commit"
+    )
+    add_output(parser)
+    parser.set_defaults(draw=draw_scaling)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_ladder,
     add_timeline,
@@ -1085,6 +1146,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_threads,
     add_shapes,
     add_transfers,
+    add_scaling,
 ]
 
 

@@ -94,3 +94,10 @@ charts timeline $data/timeline-cpu-no-overlap-2core-09b7902.csv \
   -o $out/timeline-cpu.svg
 
 echo "make_figures.sh: every chart drawn from $data/ into $out/"
+
+# Lesson 08's scaling on two and four H200s (its README, "Results"): NCCL, --halo 32, each frame
+# waited for and frames queued, beside section 9's predictions.
+charts scaling $data/scaling-h200x2-2026-11-27.csv $data/scaling-h200x4-2026-11-27.csv \
+  --title "Lesson 08: several GPUs, NCCL, --halo 32" \
+  --note "H200 x 2 (e4daee5) and x 4 (db35525), 2026-11-27; l06-temporal on every rank" \
+  -o $out/scaling.svg
