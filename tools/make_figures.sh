@@ -93,7 +93,6 @@ charts timeline $data/timeline-cpu-no-overlap-2core-09b7902.csv \
   --note "gray_scott -r 540 -c 960 -n 200 -e 4 --no-fsync, OMP_WAIT_POLICY=passive; shared 2-core AMD EPYC VM, 2026-11-23, commit 09b7902" \
   -o $out/timeline-cpu.svg
 
-echo "make_figures.sh: every chart drawn from $data/ into $out/"
 
 # Lesson 08's scaling on two and four H200s (its README, "Results"): NCCL, --halo 32, each frame
 # waited for and frames queued, beside section 9's predictions.
@@ -101,3 +100,5 @@ charts scaling $data/scaling-h200x2-2026-11-27.csv $data/scaling-h200x4-2026-11-
   --title "Lesson 08: several GPUs, NCCL, --halo 32" \
   --note "H200 x 2 (e4daee5) and x 4 (db35525), 2026-11-27; l06-temporal on every rank" \
   -o $out/scaling.svg
+
+echo "make_figures.sh: every chart drawn from $data/ into $out/"
