@@ -103,10 +103,10 @@ void update_row_explicit_simd(const float* u, const float* v, float* u_next, flo
   }
 }
 
-// The scalar row on the new layout, with the vectorizer switched off for this function only:
-// l02-scalar-soa against l01-regular measures the layout, l02-simd against l02-scalar-soa the
-// vectors. It is update_row()'s loop written out again (an attribute cannot be inherited
-// through inlining).
+// The scalar row on the new layout, one cell at a time through update_cells<float>, with the
+// vectorizer switched off for this function only: l02-scalar-soa against l01-regular measures the
+// layout, l02-simd against l02-scalar-soa the vectors. (Writing the row as one loop the vectorizer
+// takes, and promising what it needs, is your update_row().)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-vectorize", "no-tree-slp-vectorize")))
 #endif
@@ -114,26 +114,12 @@ void update_row_scalar(const float* __restrict__ u, const float* __restrict__ v,
                        float* __restrict__ u_next, float* __restrict__ v_next,
                        const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
                        std::ptrdiff_t stride, const Rates& rates) {
-  const float* u_up = u - stride;
-  const float* u_down = u + stride;
-  const float* v_up = v - stride;
-  const float* v_down = v + stride;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) interleave(disable)
 #endif
   for (int col = 0; col < cols; ++col) {
-    const float u_sum = u_up[col - 1] + u_up[col] + u_up[col + 1] + u[col - 1] + u[col + 1] +
-                        u_down[col - 1] + u_down[col] + u_down[col + 1];
-    const float v_sum = v_up[col - 1] + v_up[col] + v_up[col + 1] + v[col - 1] + v[col + 1] +
-                        v_down[col - 1] + v_down[col] + v_down[col + 1];
-    const float neighbours = rows_in_grid * columns_in_grid[col] - 1.0f;
-    const float uc = u[col];
-    const float vc = v[col];
-    const float uvv = uc * vc * vc;
-    u_next[col] = uc + rates.dt * (rates.diffusion_u * (u_sum - neighbours * uc) - uvv +
-                                   rates.feed * (1.0f - uc));
-    v_next[col] = vc + rates.dt * (rates.diffusion_v * (v_sum - neighbours * vc) + uvv -
-                                   (rates.feed + rates.kill) * vc);
+    update_cells(u + col, v + col, columns_in_grid + col, rows_in_grid, stride, rates, u_next[col],
+                 v_next[col]);
   }
 }
 

@@ -17,18 +17,13 @@
 // lies; "" when it can. `writes`: the call writes the new state into it.
 inline std::string array_problem(const ArrayInfo& array, const std::string& name,
                                  const Target& target, bool writes) {
-  // TODO(lesson 10): return a message naming `name` and what is wrong, for the first problem of:
-  //  - memory that is neither host nor CUDA device memory (array.unsupported_place);
-  //  - a dtype other than float32 (array.kind 'f', 32 bits, 1 lane; array.type_name for the text);
-  //  - not 2 dimensions; a shape other than (target.rows, target.cols);
-  //  - strides (in cells) the stepper cannot walk: it finds cell (r, c) at r * pitch + c, so the
-  //    column stride must be 1 and the row stride (the pitch) at least target.cols; a grid of
-  //    one row or one column has no stride to check; array.whole_strides false is refused too;
-  //  - data not aligned to 4 bytes;
-  //  - a GPU array (array.device) for a CPU implementation (target.device), or on another GPU
-  //    (array.device_id against target.device_id; place_of(array) names where it is);
-  //  - read-only (array.read_only, array.read_only_reason) when the call writes into it.
-  // As shipped every array is refused: the stepper must never be handed memory unchecked.
+  // TODO(lesson 10): the first reason, if any, why the stepper must not be handed this array as
+  // a field, in a message that names `name`, says what is wrong and what to do about it. The
+  // stepper takes one pointer and finds cell (r, c) at r * pitch + c floats from it, in memory it
+  // can reach, and may write there: whatever in `array` breaks one of these is a reason.
+  // ArrayInfo (arrays.hpp) holds what Python says of the array; TestArrays names the words it
+  // expects. As shipped every array is refused: the stepper must never be handed memory
+  // unchecked.
   (void)array, (void)target, (void)writes;
   return "TODO(lesson 10): array_problem() in lessons/10_python/binding.hpp is not written yet, "
          "so " +
@@ -55,14 +50,11 @@ inline gs::FieldView field_view(const ArrayInfo& u, const ArrayInfo& v, const Ta
 inline void advance_released(Work& work, std::int64_t steps, Batching& batching,
                              std::int64_t& done) {
   // TODO(lesson 10): as shipped, every step in one call with the GIL held: the numbers are right,
-  // but no other Python thread runs until the end, and Ctrl-C waits for the last step.
-  //  - steps that fit one call (batching.one_call(steps)): work.advance() once, the GIL released
-  //    (py::gil_scoped_release), no wait: a GPU keeps its queue of launches;
-  //  - more: batches of batching.next(left) steps; each, with the GIL released: work.advance(),
-  //    work.wait() (the batch is finished before Python looks), batching.took(steps, seconds)
-  //    (gs::Stopwatch); then, with the GIL back, count the steps into `done` and ask Python for
-  //    pending signals: PyErr_CheckSignals() != 0 means an exception is set, which
-  //    `throw py::error_already_set()` hands to the caller (KeyboardInterrupt for Ctrl-C).
+  // but no other Python thread runs until the end, and Ctrl-C waits for the last step. Let the
+  // interpreter go on while the stepper runs, and let a Ctrl-C stop a long call within about a
+  // batch, on a finished batch, with `done` saying how many steps the state holds; a call short
+  // enough for one batch stays one call with no wait, so that a GPU keeps its queue of launches.
+  // README.md, section 3, says why; `Batching` and `Work` are what you have to do it with.
   (void)batching;
   while (steps > 0) {
     const int now = static_cast<int>(std::min<std::int64_t>(steps, 1 << 30));
