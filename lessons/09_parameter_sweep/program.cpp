@@ -38,13 +38,13 @@
 #include "gs/params.hpp"
 #include "gs/png_file.hpp"
 #include "gs/program.hpp"
+#include "gs/registry.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
 #include "gs_commit.hpp"
 #include "mosaic.hpp"
 #include "multi_gpu.hpp"
-#include "registry.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 namespace {
