@@ -3,7 +3,7 @@
 // asynchronous output when built). The course's flags, an HDF5 file, a report; `--list` shows
 // every implementation, `--impl` picks one.
 #include "gs/program.hpp"
-#include "registry.hpp"
+#include "gs/registry.hpp"
 
 int main(int argc, char** argv) {
   return gs::run_program(argc, argv, gs::all_implementations(), "gray_scott",

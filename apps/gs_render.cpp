@@ -20,7 +20,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +29,7 @@
 
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
+#include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/png_file.hpp"
 #include "gs/program.hpp"
@@ -273,12 +273,8 @@ int render(const Options& options) {
   return gs::kExitSuccess;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
-  // instead of killing the program with SIGXFSZ before it can say what happened.
-  std::signal(SIGXFSZ, SIG_IGN);
+// The command line, checked, then the pictures.
+int parse_and_render(int argc, char** argv) {
   Options options;
   CLI::App app{
       "Renders frames of a Gray-Scott output file as pictures of v (inferno colormap): "
@@ -343,18 +339,17 @@ int main(int argc, char** argv) {
     std::cerr << "gs_render: error: --video is made from the PNG frames; drop --no-png\n";
     return gs::kExitUsage;
   }
-  try {
-    return render(options);
-  } catch (const gs::Interrupted& error) {
-    std::cerr << "\ngs_render: " << error.what()
-              << "; the pictures being written were deleted, the previous ones kept (finished PNG "
-                 "frames are kept)\n";
-    return gs::kExitSignal + error.signal_number();
-  } catch (const std::bad_alloc&) {
-    std::cerr << "gs_render: error: out of memory\n";
-    return gs::kExitFailure;
-  } catch (const std::exception& error) {
-    std::cerr << "gs_render: error: " << error.what() << "\n";
-    return gs::kExitFailure;
-  }
+  return render(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gs::GuardWords words;
+  words.after_interruption =
+      "; the pictures being written were deleted, the previous ones kept (finished PNG frames are "
+      "kept)";
+  words.failure_on_own_line = false;  // no progress line to end
+  return gs::guarded_main(
+      "gs_render", [argc, argv] { return parse_and_render(argc, argv); }, words);
 }

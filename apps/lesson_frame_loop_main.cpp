@@ -3,7 +3,7 @@
 // set by cmake/GsLesson.cmake.
 #include "gs/lesson.hpp"
 #include "gs/program.hpp"
-#include "registry.hpp"
+#include "gs/registry.hpp"
 
 int main(int argc, char** argv) {
   return gs::run_program(argc, argv, gs::all_implementations(), GS_PROGRAM_NAME,

@@ -6,6 +6,7 @@ include(FeatureSummary)
 find_package(HDF5 REQUIRED COMPONENTS C)
 find_package(GTest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json 3.10 CONFIG REQUIRED)  # the --json report line (nlohmann-json3-dev)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PNG REQUIRED)
 find_package(GIF)  # gs_render's animated GIF (giflib: libgif-dev); without it, no --gif

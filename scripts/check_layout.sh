@@ -4,7 +4,9 @@
 #  - solutions/NN_topic/ holds exactly the learner's file(s) of the lesson, nothing else;
 #  - each learner file exists in lessons/NN_topic/ as stubs that start with a TODO(lesson NN)
 #    and differ from the solution;
-#  - each learner file stays small (at most 150 lines).
+#  - each learner file stays small (at most 150 lines);
+#  - floors run one way: nothing in lessons/ or solutions/ names apps/ (a lesson includes only
+#    common/ and its own folder; the registry's interface is common/'s gs/registry.hpp).
 # The lesson list comes from the build (<build>/lessons.tsv, written by cmake/GsLesson.cmake).
 # That each shipped exercise fails its tests is a CTest test of its own (label selftest).
 set -uo pipefail
@@ -34,6 +36,9 @@ while IFS=$'\t' read -r lesson build topic kind labels provides learner rest; do
     echo "ok   $exercise ($(wc -l < "$exercise") lines) / $solution ($(wc -l < "$solution") lines)"
   done
 done < "$manifest"
+if upward=$(grep -rn "apps/" lessons solutions); then
+  echo "$upward" | sed 's/^/FAIL (a lesson names apps\/, the floor above it) /'; status=1
+fi
 for file in solutions/*/*; do
   [ -n "${expected_files[$file]:-}" ] || { echo "FAIL $file: solutions/ holds only the learner's files of built lessons"; status=1; }
 done

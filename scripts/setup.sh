@@ -84,6 +84,7 @@ need python3 have_command python3              # scripts/grade.sh reads CTest's 
 need libhdf5-dev have_header hdf5.h
 need libgtest-dev have_header gtest/gtest.h
 need libcli11-dev have_header CLI/CLI.hpp
+need nlohmann-json3-dev have_header nlohmann/json.hpp  # the --json report line
 need libpng-dev have_header png.h
 need libgif-dev have_header gif_lib.h             # gs_render's animated GIF
 need libopenmpi-dev have_command mpicxx           # several GPUs (MPI)

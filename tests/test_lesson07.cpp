@@ -25,8 +25,8 @@
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
 #include "gs/reference.hpp"
+#include "gs/registry.hpp"
 #include "pipeline.hpp"
-#include "registry.hpp"
 
 namespace {
 // The learner's file, tested on its own (GS_HAVE_CUDA is not set here: its GPU part is left out).

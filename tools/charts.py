@@ -1,8 +1,8 @@
 """The course's charts, drawn from measurement CSV files (docs/data/*.csv).
 
 Most charts read tables of runs, in the schema benchmarks/peers/run.sh writes and the course's
-C++ rows share: one row per implementation and run (CSV_COLUMNS below). Each chart is a
-subcommand, a function that draws it:
+C++ rows share: one row per implementation and run (CSV_COLUMNS, defined once in
+benchmarks/peers/measurement_csv.py). Each chart is a subcommand, a function that draws it:
 
     python3 tools/charts.py ladder docs/data/ladder-*.csv -o docs/figures/ladder.svg [-o x.png]
     python3 tools/charts.py roofline LADDER.csv --bandwidth BANDWIDTH.csv --point IMPL=BYTES ...
@@ -42,19 +42,10 @@ import matplotlib.pyplot as plt  # noqa: E402 - after choosing the file-only bac
 import matplotlib.ticker  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
-CSV_COLUMNS = (
-    "implementation",
-    "lesson",
-    "device",
-    "kind",
-    "seconds",
-    "cell_updates_per_s",
-    "steps_timed",
-    "extrapolated",
-    "device_name",
-    "date",
-    "commit",
-)
+# The table of runs: one definition, shared with the peers' harness that writes it.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "peers"))
+from measurement_csv import CSV_COLUMNS  # noqa: E402 - its folder is on the path now
+
 TIMELINE_COLUMNS = ("lane", "frame", "start_s", "end_s")
 # Measured bandwidths (gray_scott --device, gs_benchmark's copy): one row per kind of transfer.
 BANDWIDTH_COLUMNS = ("transfer", "memory", "gb_per_s", "measured_by")

@@ -29,24 +29,12 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from measurement_csv import CSV_COLUMNS  # beside this file; tools/charts.py reads the same
+
 # Exit statuses: 0 done; 1 failed (an exception, or a state that is not finite); 2 bad flags
 # (argparse's); 3 skipped: the peer's package or device is missing (gray_scott's "no GPU" status).
 EXIT_FAILURE = 1
 EXIT_UNAVAILABLE = 3
-
-CSV_COLUMNS = (
-    "implementation",
-    "lesson",
-    "device",
-    "kind",
-    "seconds",
-    "cell_updates_per_s",
-    "steps_timed",
-    "extrapolated",
-    "device_name",
-    "date",
-    "commit",
-)
 
 DEFAULT_MAX_SECONDS = 60.0  # gs_benchmark's default budget per implementation
 STABILITY_LIMIT = 1.0 / 6.0  # largest dt * max(Du, Dv) for explicit Euler with this stencil

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -26,6 +25,7 @@
 #include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
+#include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/report.hpp"
@@ -495,14 +495,9 @@ int print_residency(const std::string& program_name, const std::string& path) {
   return std::cout ? kExitSuccess : kExitFailure;
 }
 
-}  // namespace
-
-int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
-                  const std::string& program_name, const std::string& commit,
-                  const FrameLoop& loop) {
-  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
-  // instead of killing the program with SIGXFSZ before it can say what happened.
-  std::signal(SIGXFSZ, SIG_IGN);
+int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& implementations,
+                      const std::string& program_name, const std::string& commit,
+                      const FrameLoop& loop) {
   Params params;
   std::string only;
   std::string skip;
@@ -719,6 +714,17 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
     }
   }
   return status;
+}
+
+}  // namespace
+
+int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
+                  const std::string& program_name, const std::string& commit,
+                  const FrameLoop& loop) {
+  // Each step says what failed where it fails; the guard ends the rest the course's way.
+  return guarded_main(program_name, [&] {
+    return benchmark_guarded(argc, argv, implementations, program_name, commit, loop);
+  });
 }
 
 }  // namespace gs

@@ -6,17 +6,16 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cmath>
-#include <csignal>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
-#include <new>
 #include <thread>
 
 #include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
+#include "gs/main_guard.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
 
@@ -242,15 +241,9 @@ int finish_stdout(const std::string& program_name, int code) {
   return code;
 }
 
-}  // namespace
-
-int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
+int run_guarded(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
-                const FrameLoop& loop) {
-  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk,
-  // instead of killing the program with SIGXFSZ before it can say what happened.
-  std::signal(SIGXFSZ, SIG_IGN);
-  ProgramOptions options;
+                const FrameLoop& loop, ProgramOptions& options) {
   CLI::App app{description, program_name};
   add_program_flags(app, options);
   if (loop.add_flags) loop.add_flags(app);
@@ -302,23 +295,31 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
     }
   }
 
-  std::ostream& report = options.json ? std::cerr : std::cout;
-  try {
-    const RunResult result = loop.run(*chosen, options);
-    print_report(report, result);
-    if (options.json) print_json(std::cout, result);
-    return finish_stdout(program_name, kExitSuccess);
-  } catch (const Interrupted& error) {
-    std::cerr << "\n" << program_name << ": " << error.what() << "; no output file was left\n";
-    return kExitSignal + error.signal_number();
-  } catch (const std::bad_alloc&) {
-    std::cerr << program_name << ": error: out of memory for a " << options.params.rows << " x "
-              << options.params.cols << " grid\n";
-    return kExitFailure;
-  } catch (const std::exception& error) {
-    std::cerr << "\n" << program_name << ": error: " << error.what() << "\n";
-    return kExitFailure;
-  }
+  // What the run throws is told by guarded_main() (run_program).
+  const RunResult result = loop.run(*chosen, options);
+  print_report(options.json ? std::cerr : std::cout, result);
+  if (options.json) print_json(std::cout, result);
+  return finish_stdout(program_name, kExitSuccess);
+}
+
+}  // namespace
+
+int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
+                const std::string& program_name, const std::string& description,
+                const FrameLoop& loop) {
+  ProgramOptions options;
+  GuardWords words;
+  words.after_interruption = "; no output file was left";
+  words.out_of_memory_for = [&options] {
+    return "a " + std::to_string(options.params.rows) + " x " +
+           std::to_string(options.params.cols) + " grid";
+  };
+  return guarded_main(
+      program_name,
+      [&] {
+        return run_guarded(argc, argv, implementations, program_name, description, loop, options);
+      },
+      words);
 }
 
 }  // namespace gs

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
@@ -167,46 +168,37 @@ std::string today_utc() {
   return text;
 }
 
-std::string json_string(const std::string& text) {
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      quoted += '\\';
-      quoted += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      quoted += escaped;
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "\"";
-}
-
 void print_json(std::ostream& out, const RunResult& result) {
-  std::ostringstream line;
-  line << std::setprecision(9);
-  line << "{\"implementation\":" << json_string(result.implementation)
-       << ",\"device\":" << json_string(result.device_name) << ",\"rows\":" << result.params.rows
-       << ",\"cols\":" << result.params.cols << ",\"frames\":" << result.params.frames
-       << ",\"steps\":" << result.steps << ",\"seconds\":" << result.seconds
-       << ",\"startup_seconds\":" << result.startup_seconds
-       << ",\"compute_seconds\":" << result.compute_seconds
-       << ",\"copy_seconds\":" << result.copy_seconds << ",\"wait_seconds\":" << result.wait_seconds
-       << ",\"waits\":" << result.waits << ",\"write_seconds\":" << result.write_seconds
-       << ",\"flush_seconds\":" << result.flush_seconds
-       << ",\"rename_seconds\":" << result.rename_seconds
-       << ",\"flushed\":" << (result.flushed ? "true" : "false")
-       << ",\"writeback\":" << json_string(writeback_state(result))
-       << ",\"writeback_budget_bytes\":" << result.writeback.budget_bytes
-       << ",\"writeback_start_seconds\":" << result.writeback.start_seconds
-       << ",\"writeback_wait_seconds\":" << result.writeback.wait_seconds
-       << ",\"disk_wait_seconds\":" << result.disk_wait_seconds()
-       << ",\"pipeline\":" << json_string(result.pipeline)
-       << ",\"cell_updates_per_s\":" << result.cell_updates_per_second()
-       << ",\"bytes_written\":" << result.bytes_written << "}\n";
-  out << line.str() << std::flush;
+  // ordered_json keeps the keys in the order written here (nlohmann::json would sort them).
+  nlohmann::ordered_json line;
+  line["implementation"] = result.implementation;
+  line["device"] = result.device_name;
+  line["rows"] = result.params.rows;
+  line["cols"] = result.params.cols;
+  line["frames"] = result.params.frames;
+  line["steps"] = result.steps;
+  line["seconds"] = result.seconds;
+  line["startup_seconds"] = result.startup_seconds;
+  line["compute_seconds"] = result.compute_seconds;
+  line["copy_seconds"] = result.copy_seconds;
+  line["wait_seconds"] = result.wait_seconds;
+  line["waits"] = result.waits;
+  line["write_seconds"] = result.write_seconds;
+  line["flush_seconds"] = result.flush_seconds;
+  line["rename_seconds"] = result.rename_seconds;
+  line["flushed"] = result.flushed;
+  line["writeback"] = writeback_state(result);
+  line["writeback_budget_bytes"] = result.writeback.budget_bytes;
+  line["writeback_start_seconds"] = result.writeback.start_seconds;
+  line["writeback_wait_seconds"] = result.writeback.wait_seconds;
+  line["disk_wait_seconds"] = result.disk_wait_seconds();
+  line["pipeline"] = result.pipeline;
+  line["cell_updates_per_s"] = result.cell_updates_per_second();
+  line["bytes_written"] = result.bytes_written;
+  // One line, no spaces; a name that is not UTF-8 (a GPU's, a frame loop's) is written with
+  // U+FFFD in place of its bad bytes rather than refused.
+  out << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n"
+      << std::flush;
 }
 
 namespace {

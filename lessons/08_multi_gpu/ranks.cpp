@@ -61,10 +61,10 @@
 #include "gs/lesson.hpp"
 #include "gs/output_file.hpp"
 #include "gs/program.hpp"
+#include "gs/registry.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
-#include "registry.hpp"
 
 #if GS_HAVE_CUDA
 #include <cuda_runtime.h>

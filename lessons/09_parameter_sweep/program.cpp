@@ -34,17 +34,18 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
+#include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/params.hpp"
 #include "gs/png_file.hpp"
 #include "gs/program.hpp"
+#include "gs/registry.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
 #include "gs_commit.hpp"
 #include "mosaic.hpp"
 #include "multi_gpu.hpp"
-#include "registry.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 namespace {
@@ -271,11 +272,9 @@ GpuPath gpu_path(const std::string& name) {
   return GpuPath::automatic;
 }
 
-// Thrown for a batch that cannot run (too large, no GPU): exit code and message.
-struct Refusal {
-  int exit_code;
-  std::string message;
-};
+// Thrown for a batch that cannot run (too large, no GPU): exit code and message, told by
+// gs::guarded_main().
+using Refusal = gs::Refusal;
 
 // "CPU" or "GPU" after --device: the GPU when asked and usable; refuses --device gpu without one.
 bool use_gpu(const std::string& device) {
@@ -642,7 +641,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
   std::string allocating = std::to_string(batch) + " members of " + std::to_string(c.rows) + " x " +
                            std::to_string(c.cols) + " cells";
 
-  try {
+  const auto sweep = [&]() -> int {
     // Signals are caught from here on (starting CUDA can take a while): the run stops at the next
     // check, between two chunks of steps, and leaves no file.
     gs::InterruptGuard signals;
@@ -840,22 +839,12 @@ int run_sweep(int argc, char** argv, const std::string& name) {
       return gs::kExitFailure;
     }
     return gs::kExitSuccess;
-  } catch (const Refusal& refusal) {
-    std::cerr << name << ": error: " << refusal.message << "\n";
-    return refusal.exit_code;
-  } catch (const gs::InvalidParameter& error) {
-    std::cerr << name << ": error: " << error.what() << "\n";
-    return gs::kExitUsage;
-  } catch (const gs::Interrupted& error) {
-    std::cerr << "\n" << name << ": " << error.what() << "; no output file was left\n";
-    return gs::kExitSignal + error.signal_number();
-  } catch (const std::bad_alloc&) {
-    std::cerr << name << ": error: out of memory for " << allocating << "\n";
-    return gs::kExitFailure;
-  } catch (const std::exception& error) {
-    std::cerr << "\n" << name << ": error: " << error.what() << "\n";
-    return gs::kExitFailure;
-  }
+  };
+  gs::GuardWords words;
+  words.after_interruption = "; no output file was left";
+  words.out_of_memory_for = [&allocating] { return allocating; };
+  words.invalid_parameter_is_usage = true;
+  return gs::guarded_main(name, sweep, words);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -953,7 +942,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? gs::kExitSuccess : gs::kExitUsage;
   }
-  try {
+  const auto benchmark = [&]() -> int {
     const bool gpu = use_gpu(c.device);
     // Only a flag not given takes the default: a count given as 0 is refused below, like
     // everywhere else, never replaced.
@@ -1244,19 +1233,10 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       status = gs::kExitFailure;
     }
     return status;
-  } catch (const Refusal& refusal) {
-    std::cerr << name << ": error: " << refusal.message << "\n";
-    return refusal.exit_code;
-  } catch (const gs::InvalidParameter& error) {
-    std::cerr << name << ": error: " << error.what() << "\n";
-    return gs::kExitUsage;
-  } catch (const gs::Interrupted& error) {
-    std::cerr << "\n" << name << ": " << error.what() << "\n";
-    return gs::kExitSignal + error.signal_number();
-  } catch (const std::exception& error) {
-    std::cerr << "\n" << name << ": error: " << error.what() << "\n";
-    return gs::kExitFailure;
-  }
+  };
+  gs::GuardWords words;
+  words.invalid_parameter_is_usage = true;
+  return gs::guarded_main(name, benchmark, words);
 }
 
 }  // namespace

@@ -33,10 +33,10 @@
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"
+#include "gs/registry.hpp"
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
 #include "gs/timing.hpp"
-#include "registry.hpp"
 
 namespace lesson10 {
 

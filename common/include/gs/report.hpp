@@ -89,9 +89,6 @@ std::string cpu_model();
 /// @brief Today's date in UTC as YYYY-MM-DD: the date every measurement is labelled with.
 std::string today_utc();
 
-/// @brief A string as a JSON string literal (quotes, backslashes and control characters escaped).
-std::string json_string(const std::string& text);
-
 /// @brief @p text made safe to print on a terminal: what a file says (an attribute, a name, an
 ///        HDF5 message quoting them) can hold escape sequences that move the cursor, rewrite the
 ///        screen or set the window's title. Printable ASCII and well-formed UTF-8 are kept; a

@@ -1,0 +1,49 @@
+/// @file main_guard.hpp
+/// @brief One way to end a program: what escapes its body becomes one of the course's exit
+///        codes (gs::ExitCode) and one line on stderr naming the program, written once for every
+///        program (gray_scott, gs_benchmark, gs_render, lesson programs).
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace gs {
+
+/// @brief A program's refusal to go on, thrown by its body: guarded_main() prints
+///        "<name>: error: <message>" and returns @p exit_code (e.g. kExitUsage, kExitNoGpu).
+struct Refusal {
+  int exit_code;        ///< What the program returns.
+  std::string message;  ///< Why, in one sentence (no program name, no newline).
+};
+
+/// @brief How guarded_main() words a program's end; the defaults fit most programs.
+struct GuardWords {
+  /// Appended to an interruption's message: what the interrupted run left behind
+  /// (e.g. "; no output file was left").
+  std::string after_interruption;
+  /// What was being allocated when memory ran out ("a 512 x 512 grid"), asked only then, so it
+  /// may describe the latest allocation; empty (or returning "") for a plain "out of memory".
+  std::function<std::string()> out_of_memory_for;
+  /// A failure's message starts on a line of its own, after a progress line that may be open on
+  /// stderr. An interruption's always does.
+  bool failure_on_own_line = true;
+  /// gs::InvalidParameter escaping the body is a usage error (kExitUsage, "<name>: error: ...")
+  /// rather than a failure of the run.
+  bool invalid_parameter_is_usage = false;
+};
+
+/// @brief Runs @p body, a program's main, and returns its exit code; what escapes it becomes
+///        the course's exit code and a line on stderr:
+///        - gs::Refusal: its exit code, "<name>: error: <message>";
+///        - gs::InvalidParameter (when @p words says so): kExitUsage, "<name>: error: <what>";
+///        - gs::Interrupted: kExitSignal + the signal, "\n<name>: <what><after_interruption>";
+///        - std::bad_alloc: kExitFailure, "<name>: error: out of memory[ for <what>]";
+///        - any other std::exception: kExitFailure, "[\n]<name>: error: <what>".
+///
+/// Before the body runs, SIGXFSZ is ignored: a file-size limit (ulimit -f) then makes a write
+/// fail with EFBIG, reported like a full disk, instead of killing the program before it can say
+/// what happened.
+int guarded_main(const std::string& name, const std::function<int()>& body,
+                 const GuardWords& words = {});
+
+}  // namespace gs
