@@ -585,7 +585,44 @@ def check_interrupted(output: str, waited: float) -> None:
     assert same == "True", "the state after the interruption is not that of the steps counted"
 
 
+LARGE_GRID_INTERRUPT_SCRIPT = """
+    import signal, time
+    import grayscott
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sim = grayscott.Simulation(8192, 8192, "l01-naive")
+    print("ready", flush=True)
+    try:
+        sim.advance(64)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", sim.steps, flush=True)
+"""
+
+
 class TestInterpreter:
+    def test_ctrl_c_stops_a_first_call_on_a_large_grid(self):
+        # 64 steps of lesson 01's naive loop on 8192 x 8192 cells: 5 to 40 s in one call before
+        # the first batch was sized from the grid; now its first batch is one step.
+        if "l01-naive" not in cpu_names():
+            pytest.skip("this build has no l01-naive")
+        process = subprocess.Popen([sys.executable, "-c",
+                                    textwrap.dedent(LARGE_GRID_INTERRUPT_SCRIPT)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert process.stdout.readline().strip() == "ready", process.stderr.read()
+            time.sleep(0.6)
+            sent = time.perf_counter()
+            process.send_signal(signal.SIGINT)
+            output, errors = process.communicate(timeout=20)
+            waited = time.perf_counter() - sent
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            pytest.fail("Ctrl-C (SIGINT) did not stop sim.advance(64) on 8192 x 8192 within 20 s")
+        assert process.returncode == 0, errors
+        assert re.search(r"interrupted \d+", output), f"no KeyboardInterrupt seen: {output!r}"
+        assert waited < 2, f"advance(64) on 8192 x 8192 took {waited:.1f} s to stop after SIGINT"
+
     def test_the_gil_is_released_while_the_stepper_runs(self):
         sim = grayscott.Simulation(256, 256, "reference")
         steps = steps_for(sim, 0.6)

@@ -88,7 +88,7 @@ RunResult run_simulation(const Implementation& implementation, const ProgramOpti
 
   std::vector<float> frame(static_cast<std::size_t>(params.cells()));
   ProgressLine progress(params.frames, options.progress);
-  BatchedAdvance batches;
+  BatchedAdvance batches(params.cells());  // a large grid: a first batch of one step
   for (int index = 0; index < params.frames; ++index) {
     throw_if_interrupted("before frame " + std::to_string(index + 1));
     clock.restart();

@@ -255,7 +255,7 @@ class Pipeline {
   void run_compute_only() {
     result_.pipeline = "none (compute only)";
     gs::ProgressLine progress(params_.frames, options_.progress);
-    gs::BatchedAdvance batches;
+    gs::BatchedAdvance batches(params_.cells());
     const Clock::time_point start = Clock::now();
     for (int frame = 0; frame < params_.frames; ++frame) {
       gs::throw_if_interrupted("before frame " + std::to_string(frame + 1));
@@ -282,7 +282,7 @@ class Pipeline {
     if (settings_.overlap) writer_thread_ = std::thread([this] { writer_loop(); });
 
     gs::ProgressLine progress(params_.frames, options_.progress);
-    gs::BatchedAdvance batches;
+    gs::BatchedAdvance batches(params_.cells());
     for (int frame = 0; frame < params_.frames; ++frame) {
       gs::throw_if_interrupted("before frame " + std::to_string(frame + 1));
       const Clock::time_point before_wait = Clock::now();

@@ -31,6 +31,7 @@
 
 #include "arrays.hpp"
 #include "gs/gpu.hpp"
+#include "gs/interrupt.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"
 #include "gs/state.hpp"
@@ -65,10 +66,14 @@ class Work {
 
 // How many steps advance_released() runs between two looks at Python: a power of two sized from
 // the measured speed to take about 0.1 s, so that Ctrl-C stops a long call within a fraction of
-// a second. A call of up to one batch (64 steps until measured otherwise) is one stepper call,
-// with no wait: frames of a few dozen steps keep a GPU's launches queued back to back.
+// a second. A call of up to one batch is one stepper call, with no wait: frames of a few dozen
+// steps keep a GPU's launches queued back to back. Until measured, a batch is
+// gs::first_batch_steps() of the grid, the programs' first batch: 64 steps on small grids, fewer
+// on large ones, one step from 4096 x 4096 on (a call of 64 steps there is seconds to minutes of
+// work that Ctrl-C would wait for).
 class Batching {
  public:
+  explicit Batching(std::int64_t cells) : batch_(gs::first_batch_steps(cells)) {}
   bool one_call(std::int64_t steps) const { return steps <= batch_; }
   int next(std::int64_t left) const {
     return static_cast<int>(std::min<std::int64_t>(left, batch_));
@@ -82,7 +87,7 @@ class Batching {
   }
 
  private:
-  int batch_ = 64;
+  int batch_;
 };
 
 // Whether the cells of u and v, as the grid uses them, share any byte.
@@ -305,7 +310,7 @@ class Engine {
   // The grid and rates checked (validate()) and the implementation chosen (choose()) before:
   // a refusal is raised before any object exists.
   Engine(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
-      : rates_(rates) {
+      : rates_(rates), batching_(std::int64_t{rows} * cols) {
     const bool gpu = chosen.device == gs::Device::gpu;
     target_ = {rows, cols, chosen.device, gpu ? current_device() : 0, chosen.name};
     stepper_ = chosen.create();
