@@ -203,6 +203,7 @@ class Pipeline {
     result_.implementation = implementation_.name;
     result_.device_name = gs::describe_device(implementation_);
     result_.params = params_;
+    result_.before_clock_seconds = gs::seconds_since_process_start();  // first: the parts add up
     const Clock::time_point start = Clock::now();
 
     // Both files of the run are checked before any work: what they name, that they are not one
