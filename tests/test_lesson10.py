@@ -585,7 +585,94 @@ def check_interrupted(output: str, waited: float) -> None:
     assert same == "True", "the state after the interruption is not that of the steps counted"
 
 
+FORK_SCRIPT = """
+    import multiprocessing, sys
+    import grayscott
+
+    def advance(name):
+        sim = grayscott.Simulation(64, 64, name)
+        sim.advance(4)
+        return sim.steps
+
+    if __name__ == "__main__":
+        openmp = sys.argv[1]
+        parent = grayscott.Simulation(128, 128, openmp)
+        parent.advance(8)  # OpenMP's threads now exist in this process
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            print("forked, one thread:", pool.apply(advance, ("reference",)), flush=True)
+            try:
+                pool.apply(advance, (openmp,))
+                print("forked, OpenMP: no error", flush=True)
+            except RuntimeError as error:
+                print("forked, OpenMP: RuntimeError:", error, flush=True)
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            print("spawned, OpenMP:", pool.apply(advance, (openmp,)), flush=True)
+"""
+
+LARGE_GRID_INTERRUPT_SCRIPT = """
+    import signal, time
+    import grayscott
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sim = grayscott.Simulation(8192, 8192, "l01-naive")
+    print("ready", flush=True)
+    try:
+        sim.advance(64)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", sim.steps, flush=True)
+"""
+
+
 class TestInterpreter:
+    def test_fork_after_openmp_is_an_error_not_a_hang(self, tmp_path):
+        # libgomp is not fork-safe: a child forked after its parent ran OpenMP would wait forever
+        # in its first parallel region. The module refuses instead, naming the cause and the fix;
+        # a single-threaded implementation still runs in that child, and 'spawn' runs OpenMP.
+        names = cpu_names()
+        if "l02-simd-omp" not in names:
+            pytest.skip("this build has no OpenMP implementation (l02-simd-omp)")
+        script = tmp_path / "fork_after_openmp.py"
+        script.write_text(textwrap.dedent(FORK_SCRIPT))
+        # A session of its own: on a hang, the pool's forked worker is killed too.
+        process = subprocess.Popen([sys.executable, str(script), "l02-simd-omp"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        try:
+            output, errors = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, errors = process.communicate()
+            pytest.fail(f"a forked child hung (120 s): {output!r} {errors!r}")
+        assert process.returncode == 0, errors
+        assert "forked, one thread: 4" in output, output
+        assert "forked, OpenMP: RuntimeError:" in output, output
+        for words in ("OpenMP", "fork", "'spawn'", "'forkserver'"):
+            assert words in output, f"{words!r} not named in {output!r}"
+        assert "spawned, OpenMP: 4" in output, output
+
+    def test_ctrl_c_stops_a_first_call_on_a_large_grid(self):
+        # 64 steps of lesson 01's naive loop on 8192 x 8192 cells: 5 to 40 s in one call before
+        # the first batch was sized from the grid; now its first batch is one step.
+        if "l01-naive" not in cpu_names():
+            pytest.skip("this build has no l01-naive")
+        process = subprocess.Popen([sys.executable, "-c",
+                                    textwrap.dedent(LARGE_GRID_INTERRUPT_SCRIPT)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert process.stdout.readline().strip() == "ready", process.stderr.read()
+            time.sleep(0.6)
+            sent = time.perf_counter()
+            process.send_signal(signal.SIGINT)
+            output, errors = process.communicate(timeout=20)
+            waited = time.perf_counter() - sent
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            pytest.fail("Ctrl-C (SIGINT) did not stop sim.advance(64) on 8192 x 8192 within 20 s")
+        assert process.returncode == 0, errors
+        assert re.search(r"interrupted \d+", output), f"no KeyboardInterrupt seen: {output!r}"
+        assert waited < 2, f"advance(64) on 8192 x 8192 took {waited:.1f} s to stop after SIGINT"
+
     def test_the_gil_is_released_while_the_stepper_runs(self):
         sim = grayscott.Simulation(256, 256, "reference")
         steps = steps_for(sim, 0.6)

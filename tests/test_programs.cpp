@@ -64,6 +64,55 @@ TEST(GrayScott, JsonPrintsOneLineWithTheRequiredKeys) {
   EXPECT_EQ(outcome.output.front(), '{');
 }
 
+// The number that follows @p label at the start of a line of @p report ("total           "),
+// or -1 when no line starts with it.
+double report_number(const std::string& report, const std::string& label) {
+  for (std::size_t at = report.find(label); at != std::string::npos;
+       at = report.find(label, at + 1)) {
+    if (at == 0 || report[at - 1] == '\n') return std::stod(report.substr(at + label.size()));
+  }
+  return -1.0;
+}
+
+TEST(GrayScott, TheReportAccountsForTheWholeProcess) {
+  // "total" is the process's wall time from its start (before main: loading, then the flags and
+  // the device) to the report, "before its clock" what came before the run's own clock, "run"
+  // that clock; only the exit after the report is left out. Measured here from outside: the
+  // process took at least "total" (to the 0.01 s of /proc/self/stat's start time), and little
+  // more (starting sh and the exit).
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome outcome = run(kGrayScott + " -r 200 -c 200 -n 4 -e 8 --impl reference --no-output");
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const double before = report_number(outcome.output, "before its clock ");
+  const double own = report_number(outcome.output, "run             ");
+  const double total = report_number(outcome.output, "total           ");
+  ASSERT_GT(before, 0.0) << outcome.output;
+  ASSERT_GT(own, 0.0) << outcome.output;
+  ASSERT_GT(total, 0.0) << outcome.output;
+  EXPECT_GE(total + 0.0015, before + own) << outcome.output;  // 3 decimals each
+  EXPECT_LE(total, wall + 0.011) << "measured from outside: " << wall << " s\n" << outcome.output;
+  EXPECT_GT(total, wall - 0.5) << "measured from outside: " << wall << " s\n" << outcome.output;
+  EXPECT_NE(outcome.output.find("not counted"), std::string::npos) << outcome.output;
+}
+
+TEST(GrayScott, JsonHasTheWholeProcessToo) {
+  const Outcome outcome =
+      run(kGrayScott + " -r 33 -c 17 -n 2 -e 3 --impl reference --no-output --json", true);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const auto number = [&outcome](const std::string& key) {
+    const std::size_t at = outcome.output.find("\"" + key + "\":");
+    return at == std::string::npos ? -1.0 : std::stod(outcome.output.substr(at + key.size() + 3));
+  };
+  const double before = number("before_clock_seconds");
+  const double own = number("seconds");
+  const double process = number("process_seconds");
+  ASSERT_GT(before, 0.0) << outcome.output;
+  ASSERT_GT(own, 0.0) << outcome.output;
+  EXPECT_GE(process, before + own) << outcome.output;
+}
+
 TEST(GrayScott, ListShowsTheReference) {
   const Outcome outcome = run(kGrayScott + " --list");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;

@@ -148,6 +148,13 @@ void delete_partial_on_first_signal(bool enabled) {
   g_delete_at_first = enabled ? 1 : 0;
 }
 
+int first_batch_steps(std::int64_t cells) {
+  if (cells <= 0) return 64;
+  int batch = 64;
+  while (batch > 1 && batch * cells > kFirstBatchCellUpdates) batch /= 2;
+  return batch;
+}
+
 bool BatchedAdvance::advance(Stepper& stepper, int steps, int frame) {
   if (steps <= batch_) {
     stepper.advance(steps);

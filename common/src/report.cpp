@@ -1,6 +1,7 @@
 // The report every program prints. Its numbers are the ones the benchmark document quotes.
 #include "gs/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -67,6 +68,10 @@ void print_report(std::ostream& out, const RunResult& result) {
   text << "implementation  " << result.implementation << " on " << result.device_name << "\n";
   text << "grid            " << p.rows << " x " << p.cols << ", " << p.frames << " frames x "
        << p.steps_per_frame << " steps = " << result.steps << " steps\n";
+  if (result.before_clock_seconds >= 0.0) {
+    text << "before its clock " << result.before_clock_seconds
+         << " s  (from the process's start: loading, flags, driver and device initialisation)\n";
+  }
   text << "start-up        " << result.startup_seconds
        << " s  (stepper, device context, allocation, upload)\n";
   text << "compute         " << result.compute_seconds << " s  ("
@@ -104,8 +109,8 @@ void print_report(std::ostream& out, const RunResult& result) {
     if (result.flushed) {
       text << "  flush         " << result.flush_seconds
            << " s  (fsync of the file and directory)\n";
-      text << "  disk          " << result.disk_wait_seconds() << " s of the " << result.seconds
-           << " s wall waiting for the disk (";
+      text << "  disk          " << result.disk_wait_seconds() << " s of the run's "
+           << result.seconds << " s wall waiting for the disk (";
       if (writeback.active) {
         text << writeback.wait_seconds << " s for the writeback, " << result.flush_seconds
              << " s for the flush)\n";
@@ -122,12 +127,24 @@ void print_report(std::ostream& out, const RunResult& result) {
   } else {
     text << "output          none (--no-output)\n";
   }
-  text << "total           " << result.seconds << " s wall";
+  const bool whole_process = result.process_seconds >= 0.0;
+  text << (whole_process ? "run             " : "total           ") << result.seconds << " s wall";
   if (result.wrote_output && result.seconds > 0.0) {
     text << "  (" << rate_of(static_cast<double>(result.bytes_written), result.seconds)
          << " of output end to end)";
+  } else if (whole_process) {
+    text << "  (the run's own clock: start-up to the last frame)";
   }
   text << "\n";
+  if (whole_process) {
+    text << "total           " << result.process_seconds << " s wall  (the process, from its start";
+    if (result.before_clock_seconds >= 0.0) {
+      const double after = result.process_seconds - result.before_clock_seconds - result.seconds;
+      text << ": " << result.before_clock_seconds << " s before its clock, " << result.seconds
+           << " s the run, " << std::max(after, 0.0) << " s after it";
+    }
+    text << "; its exit after this report, the driver's teardown, is not counted)\n";
+  }
   out << text.str();
 }
 
@@ -178,6 +195,12 @@ void print_json(std::ostream& out, const RunResult& result) {
   line["frames"] = result.params.frames;
   line["steps"] = result.steps;
   line["seconds"] = result.seconds;
+  // Not measured (negative): null.
+  const auto measured = [](double seconds) {
+    return seconds < 0.0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(seconds);
+  };
+  line["before_clock_seconds"] = measured(result.before_clock_seconds);
+  line["process_seconds"] = measured(result.process_seconds);
   line["startup_seconds"] = result.startup_seconds;
   line["compute_seconds"] = result.compute_seconds;
   line["copy_seconds"] = result.copy_seconds;

@@ -203,6 +203,7 @@ class Pipeline {
     result_.implementation = implementation_.name;
     result_.device_name = gs::describe_device(implementation_);
     result_.params = params_;
+    result_.before_clock_seconds = gs::seconds_since_process_start();  // first: the parts add up
     const Clock::time_point start = Clock::now();
 
     // Both files of the run are checked before any work: what they name, that they are not one
@@ -255,7 +256,7 @@ class Pipeline {
   void run_compute_only() {
     result_.pipeline = "none (compute only)";
     gs::ProgressLine progress(params_.frames, options_.progress);
-    gs::BatchedAdvance batches;
+    gs::BatchedAdvance batches(params_.cells());
     const Clock::time_point start = Clock::now();
     for (int frame = 0; frame < params_.frames; ++frame) {
       gs::throw_if_interrupted("before frame " + std::to_string(frame + 1));
@@ -282,7 +283,7 @@ class Pipeline {
     if (settings_.overlap) writer_thread_ = std::thread([this] { writer_loop(); });
 
     gs::ProgressLine progress(params_.frames, options_.progress);
-    gs::BatchedAdvance batches;
+    gs::BatchedAdvance batches(params_.cells());
     for (int frame = 0; frame < params_.frames; ++frame) {
       gs::throw_if_interrupted("before frame " + std::to_string(frame + 1));
       const Clock::time_point before_wait = Clock::now();

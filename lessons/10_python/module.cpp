@@ -13,6 +13,7 @@
 // and the advance with the GIL released, in batches that let Ctrl-C through. Errors: a bad
 // parameter or array is a ValueError with the programs' message (TypeError for what is not an
 // array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
+#include <pthread.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -31,6 +32,7 @@
 
 #include "arrays.hpp"
 #include "gs/gpu.hpp"
+#include "gs/interrupt.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"
 #include "gs/registry.hpp"
@@ -65,10 +67,14 @@ class Work {
 
 // How many steps advance_released() runs between two looks at Python: a power of two sized from
 // the measured speed to take about 0.1 s, so that Ctrl-C stops a long call within a fraction of
-// a second. A call of up to one batch (64 steps until measured otherwise) is one stepper call,
-// with no wait: frames of a few dozen steps keep a GPU's launches queued back to back.
+// a second. A call of up to one batch is one stepper call, with no wait: frames of a few dozen
+// steps keep a GPU's launches queued back to back. Until measured, a batch is
+// gs::first_batch_steps() of the grid, the programs' first batch: 64 steps on small grids, fewer
+// on large ones, one step from 4096 x 4096 on (a call of 64 steps there is seconds to minutes of
+// work that Ctrl-C would wait for).
 class Batching {
  public:
+  explicit Batching(std::int64_t cells) : batch_(gs::first_batch_steps(cells)) {}
   bool one_call(std::int64_t steps) const { return steps <= batch_; }
   int next(std::int64_t left) const {
     return static_cast<int>(std::min<std::int64_t>(left, batch_));
@@ -82,7 +88,7 @@ class Batching {
   }
 
  private:
-  int batch_ = 64;
+  int batch_;
 };
 
 // Whether the cells of u and v, as the grid uses them, share any byte.
@@ -199,6 +205,54 @@ const gs::Implementation& choose(const std::string& name) {
   return *chosen;
 }
 
+// ---------------------------------------------------------------------------------------------
+// OpenMP and fork()
+// ---------------------------------------------------------------------------------------------
+
+// GNU OpenMP (libgomp) is not fork-safe: once a parallel region has run, its pool of threads
+// exists, and a child made by fork() (os.fork, multiprocessing's default 'fork' start method on
+// Linux) inherits the pool's bookkeeping without its threads: the child's first parallel region
+// waits for them forever. What a user expects of a worker process is a result or an error, never
+// a hang; running the child on one thread instead is not safe either (the runtime's state after a
+// fork is undefined), nor what a pool of workers is for. So a child forked after OpenMP started
+// in its parent refuses the OpenMP implementations with a RuntimeError that names the cause and
+// the fix; single-threaded implementations, and children forked before any OpenMP work, run.
+
+std::atomic<bool> g_openmp_started{false};       // this process ran an OpenMP implementation
+std::atomic<bool> g_forked_after_openmp{false};  // ... before the fork() that made this process
+
+extern "C" void note_fork_in_child() {  // pthread_atfork: runs in the child, one thread
+  if (g_openmp_started.load()) g_forked_after_openmp.store(true);
+}
+
+// Whether `implementation` runs on OpenMP's threads: lesson 02's "-omp" steppers and lesson
+// 03's Thrust on the CPU (Thrust's OpenMP backend, "l03cpu-...").
+bool runs_on_openmp(const gs::Implementation& implementation) {
+  const std::string& name = implementation.name;
+  const std::string suffix = "-omp";
+  const bool omp_named = name.size() >= suffix.size() &&
+                         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return implementation.device == gs::Device::cpu &&
+         (omp_named || implementation.lesson == "03_thrust");
+}
+
+// Called before every use of an OpenMP stepper (creating it: its load() runs parallel regions
+// too; every call on it): refuses in a child forked after OpenMP started, else notes that OpenMP
+// has started in this process.
+void require_fork_safe_openmp(const std::string& implementation) {
+  if (g_forked_after_openmp.load()) {
+    throw std::runtime_error(
+        "'" + implementation +
+        "' runs on OpenMP threads, and this process was forked (os.fork, "
+        "or multiprocessing's default 'fork' start method) after its parent had run OpenMP: "
+        "GNU OpenMP (libgomp) is not fork-safe, and its threads would wait forever here. Start "
+        "the workers with multiprocessing's 'spawn' or 'forkserver' method "
+        "(multiprocessing.get_context('spawn').Pool(...)), or use a single-threaded "
+        "implementation in the child (e.g. 'l02-simd')");
+  }
+  g_openmp_started.store(true);
+}
+
 std::int64_t field_bytes(const Target& target) {
   return std::int64_t{target.rows} * target.cols * static_cast<std::int64_t>(sizeof(float));
 }
@@ -305,9 +359,11 @@ class Engine {
   // The grid and rates checked (validate()) and the implementation chosen (choose()) before:
   // a refusal is raised before any object exists.
   Engine(int rows, int cols, const gs::Implementation& chosen, const gs::Rates& rates)
-      : rates_(rates) {
+      : rates_(rates), batching_(std::int64_t{rows} * cols) {
     const bool gpu = chosen.device == gs::Device::gpu;
     target_ = {rows, cols, chosen.device, gpu ? current_device() : 0, chosen.name};
+    openmp_ = runs_on_openmp(chosen);
+    if (openmp_) require_fork_safe_openmp(chosen.name);
     stepper_ = chosen.create();
     load_host(gs::initial_state(rows, cols));
   }
@@ -343,6 +399,14 @@ class Engine {
     explicit Busy(Engine& engine) : engine_(engine) {
       if (engine_.busy_.exchange(true)) {
         throw std::runtime_error("this object is in use by another thread: one call at a time");
+      }
+      if (engine_.openmp_) {
+        try {
+          require_fork_safe_openmp(engine_.target_.implementation);
+        } catch (...) {
+          engine_.busy_ = false;
+          throw;
+        }
       }
       if (engine_.target_.device == gs::Device::gpu) use_device(engine_.target_.device_id);
     }
@@ -403,6 +467,7 @@ class Engine {
   gs::Rates rates_;
   std::unique_ptr<gs::Stepper> stepper_;
   Batching batching_;
+  bool openmp_ = false;  // runs on OpenMP's threads (runs_on_openmp())
   std::atomic<bool> busy_{false};
 };
 
@@ -657,6 +722,9 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
       "NumPy arrays, or CUDA arrays in place (CuPy, PyTorch: DLPack or __cuda_array_interface__).\n"
       "Errors: ValueError for a bad parameter or array (TypeError when it is no array at all),\n"
       "RuntimeError for a GPU implementation without a GPU or a CUDA error.";
+  // A child forked after OpenMP started refuses the OpenMP implementations instead of hanging.
+  static const int fork_handler = pthread_atfork(nullptr, nullptr, note_fork_in_child);
+  (void)fork_handler;
   const gs::Rates defaults;
   const gs::Params run;
 

@@ -6,6 +6,7 @@
 ///        check often, whatever `-e` asks for.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -73,14 +74,28 @@ std::vector<std::string> partial_outputs();
 ///        file. The run still stops at its next check and reports the signal. Off by default.
 void delete_partial_on_first_signal(bool enabled);
 
+/// @brief Cell-updates a first call may do before anything is measured: 2^24, about 0.17 s at
+///        10 ns per cell-update (lesson 01's naive loop on a loaded core), far less on anything
+///        faster.
+inline constexpr std::int64_t kFirstBatchCellUpdates = std::int64_t{1} << 24;
+
+/// @brief The steps of a first call on a grid of @p cells cells, before its speed is measured: 64
+///        on small grids (a GPU's frames stay one call), fewer as the grid grows (a power of two,
+///        at most kFirstBatchCellUpdates cell-updates), 1 on grids of 2^24 cells and more, so that
+///        a signal is seen within about one step's time even on the first call.
+int first_batch_steps(std::int64_t cells);
+
 /// @brief Advances a stepper by the steps of one frame in batches, checking for a signal between
-///        batches, so that a large `-e` still stops within a fraction of a second. A frame of at
-///        most 64 steps (and any frame once frames are known to be quick) is advanced in one call,
-///        with no extra synchronisation: GPU launches stay queued. Longer ones are cut into
-///        batches of a power-of-two number of steps, sized from the measured speed to take about
-///        0.1 s each.
+///        batches, so that a large `-e` or a large grid still stops within a fraction of a second.
+///        A frame of at most first_batch_steps() (64 on small grids; and any frame once frames
+///        are known to be quick) is advanced in one call, with no extra synchronisation: GPU
+///        launches stay queued. Longer ones are cut into batches of a power-of-two number of
+///        steps, sized from the measured speed to take about 0.1 s each; on a large grid the
+///        first batch is one step.
 class BatchedAdvance {
  public:
+  /// @brief Batches for a grid of @p cells cells (0: unknown, a first batch of 64 steps).
+  explicit BatchedAdvance(std::int64_t cells = 0) : batch_(first_batch_steps(cells)) {}
   /// @brief Advances @p stepper by @p steps; @p frame names the frame in the Interrupted message.
   ///        Returns whether the stepper was synchronized after its last batch.
   bool advance(Stepper& stepper, int steps, int frame);
@@ -90,7 +105,7 @@ class BatchedAdvance {
 
  private:
   void adapt(int steps, double seconds);
-  int batch_ = 64;  // steps advanced in one call without a check
+  int batch_;  // steps advanced in one call without a check
 };
 
 }  // namespace gs

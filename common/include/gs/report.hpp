@@ -19,12 +19,18 @@ inline constexpr double kBytesPerCellUpdate = 16.0;
 ///        drives the run; in a pipelined run (lesson 07) the writing happens on another thread
 ///        and overlaps the computing, so the parts add up to more than the wall time.
 struct RunResult {
-  std::string implementation;      ///< Implementation name.
-  std::string device_name;         ///< "CPU (N hardware threads)" or the GPU's name.
-  std::string pipeline;            ///< How frames reached the file ("synchronous", ...).
-  Params params;                   ///< The run's parameters.
-  std::int64_t steps = 0;          ///< Steps computed.
-  double seconds = 0.0;            ///< Wall time of the whole run, start-up included.
+  std::string implementation;  ///< Implementation name.
+  std::string device_name;     ///< "CPU (N hardware threads)" or the GPU's name.
+  std::string pipeline;        ///< How frames reached the file ("synchronous", ...).
+  Params params;               ///< The run's parameters.
+  std::int64_t steps = 0;      ///< Steps computed.
+  double seconds = 0.0;        ///< Wall time of the run on its own clock, start-up included.
+  double before_clock_seconds = -1.0;  ///< From the process's start to the run's clock: loading,
+                                       ///< the flags, the driver and the device's initialisation
+                                       ///< (seconds_since_process_start()); < 0: not measured.
+  double process_seconds = -1.0;   ///< From the process's start to the report: the process's wall
+                                   ///< time but its exit (freeing, the driver's teardown), set by
+                                   ///< run_program() just before the report; < 0: not measured.
   double startup_seconds = 0.0;    ///< Creating the stepper and load(): context, allocation,
                                    ///< upload.
   double compute_seconds = 0.0;    ///< advance() until the state was ready (device waits too).
@@ -49,10 +55,14 @@ struct RunResult {
   double disk_wait_seconds() const;
 };
 
-/// @brief Prints the human-readable report of @p result to @p out.
+/// @brief Prints the human-readable report of @p result to @p out. When measured, the time
+///        before the run's clock has its own line ("before its clock") and "total" is the
+///        process's wall time up to the report ("run" is then the run's own clock); otherwise
+///        "total" is the run's clock, as before.
 void print_report(std::ostream& out, const RunResult& result);
 
-/// @brief Prints @p result as one line of JSON (implementation, rows, cols, steps, seconds,
+/// @brief Prints @p result as one line of JSON (implementation, rows, cols, steps, seconds (the
+///        run's clock), before_clock_seconds and process_seconds (null when not measured),
 ///        cell_updates_per_s, bytes_written, every part's seconds, and the writeback's:
 ///        writeback, writeback_wait_seconds, writeback_start_seconds, writeback_budget_bytes,
 ///        disk_wait_seconds) to @p out.

@@ -20,6 +20,12 @@ class Stopwatch {
   Clock::time_point start_;
 };
 
+/// @brief Seconds since this process started: from its start time in /proc/self/stat (in clock
+///        ticks, 10 ms on Linux: the answer may be up to 0.01 s long), which counts what runs
+///        before main() too (loading the program and its libraries); without /proc, since this
+///        library's static initialisation, just before main().
+double seconds_since_process_start();
+
 /// @brief A progress line on stderr (frames done, rate, ETA), redrawn at most a few times a
 ///        second, only when enabled (a terminal, or `--progress`).
 class ProgressLine {
