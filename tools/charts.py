@@ -1130,6 +1130,49 @@ def add_scaling(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(draw=draw_scaling)
 
 
+def draw_calls(args: argparse.Namespace) -> None:
+    """What a call costs against the steps per call (lesson 10's call_cost.py).
+
+    Reads call_cost.py's CSV (implementation, path, rows, cols, steps_per_call, seconds_per_call)
+    and draws, per path, the time per step against the steps per call, both on log scales: a
+    fixed cost per call shows as a line falling towards the time of one step, which it reaches
+    once a call does enough steps.
+    """
+    _, rows = read_table(args.csv)
+    paths: dict[str, list[tuple[int, float]]] = {}
+    for row in rows:
+        steps = int(row["steps_per_call"])
+        per_step = 1e6 * float(row["seconds_per_call"]) / steps
+        paths.setdefault(row["path"], []).append((steps, per_step))
+    colours = ["#0969da", "#1a7f37", "#bc4c00", "#8250df", "#59636e"]
+    figure, axes = plt.subplots(figsize=(7.2, 4.2))
+    for index, (path, points) in enumerate(sorted(paths.items())):
+        points.sort()
+        axes.plot([p[0] for p in points], [p[1] for p in points], "-", marker="o", markersize=3.5,
+                  linewidth=1.6, color=colours[index % len(colours)], label=path)
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+    axes.set_xlabel("steps per call", fontsize=8.5, color=MUTED)
+    axes.set_ylabel("µs per step (each call waited for)", fontsize=8.5, color=MUTED)
+    style_axes(axes, "y")
+    axes.legend(fontsize=7.5, frameon=False, loc="center right")
+    add_header(figure, args.title, args.note)
+    save(figure, args.output)
+
+
+def add_calls(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser("calls", help=draw_calls.__doc__.splitlines()[0])
+    parser.add_argument("csv", help="call_cost.py's table (docs/data/lesson10-call-cost-*.csv)")
+    parser.add_argument("--title", default="The cost of a call", help="the figure's title")
+    parser.add_argument(
+        "--note", default="", help="the lines under the title: device, date, commit"
+    )
+    add_output(parser)
+    parser.set_defaults(draw=draw_calls)
+
+
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_ladder,
     add_timeline,
@@ -1138,6 +1181,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_shapes,
     add_transfers,
     add_scaling,
+    add_calls,
 ]
 
 

@@ -101,4 +101,9 @@ charts scaling $data/scaling-h200x2-2026-11-27.csv $data/scaling-h200x4-2026-11-
   --note "H200 x 2 (e4daee5) and x 4 (db35525), 2026-11-27; l06-temporal on every rank" \
   -o $out/scaling.svg
 
+# What a call costs from Python (lesson 10's Results): call_cost.py's table of the H100 sitting.
+charts calls $data/lesson10-call-cost-h100-575ff0b.csv --title "Lesson 10: what a call costs" \
+  --note "official grid, l06-temporal; NVIDIA H100 80GB HBM3, 2026-11-25, commit 575ff0b" \
+  -o $out/call-cost.svg
+
 echo "make_figures.sh: every chart drawn from $data/ into $out/"
