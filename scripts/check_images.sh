@@ -5,7 +5,8 @@
 # HTML `<img src="..." alt="...">` -- it checks that
 #   - the file exists, relative to the Markdown file (or to the repository root for a path that
 #     starts with /), and is tracked by git, so that GitHub and a fresh clone have it;
-#   - the alt text is not empty (Marp's size and position keywords do not count as text).
+#   - the alt text is not empty (Marp's size and position keywords do not count as text);
+# and that every lesson's tutorial (lessons/NN_topic/README.md) shows at least one picture.
 # Pictures on http(s) are not checked (the course's figures live in the repository). Code blocks,
 # inline code and HTML comments are skipped. Prints every problem as file:line: message and exits
 # 1 if there is any, 0 otherwise. Needs bash, git (optional) and python3's standard library.
@@ -59,6 +60,7 @@ FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 problems = []
+shown = {}  # pictures each file shows
 
 
 def strip_code_and_comments(lines):
@@ -109,6 +111,7 @@ def real_alt(alt):
 
 
 def check_target(md, line, target):
+    shown[md] = shown.get(md, 0) + 1
     target = target.strip()
     if target.startswith("<") and target.endswith(">"):
         target = target[1:-1].strip()
@@ -178,10 +181,15 @@ def check_file(md):
 files = sys.argv[1:]
 for md in files:
     check_file(md)
+    if re.fullmatch(r"lessons/\d\d_[^/]+/README\.md", md) and shown.get(md, 0) == 0:
+        problems.append((md, 1, "a lesson's tutorial shows no picture (a figure of its idea or "
+                                "of what it measured)"))
+lessons = sum(1 for md in files if re.fullmatch(r"lessons/\d\d_[^/]+/README\.md", md))
 for md, number, message in sorted(problems, key=lambda p: (files.index(p[0]), p[1])):
     print(f"{md}:{number}: {message}")
 if problems:
     print(f"check_images: {len(problems)} problem(s) in {len(files)} Markdown file(s)", file=sys.stderr)
     sys.exit(1)
-print(f"check_images: {len(files)} Markdown file(s), every image found, every alt text present")
+print(f"check_images: {len(files)} Markdown file(s), every image found, every alt text present, "
+      f"every lesson's tutorial ({lessons}) with a picture")
 PYTHON
