@@ -432,8 +432,8 @@ class RankSlab {
   }
   // The ranks' connections for the exchange, a collective of every rank, made once every rank
   // has said that it can start: NCCL's communicator (GPU ranks), then one exchange of each kind
-  // the run will make, waited for. NCCL connects a pair of ranks at their first transfer (0.2 s
-  // on two H200s, 1.3 s on one core), MPI its shared-memory or network channels at the first
+  // the run will make, waited for. NCCL connects a pair of ranks at their first transfer (tenths
+  // of a second; the README's Results), MPI its shared-memory or network channels at the first
   // message, and the staged exchange allocates its pinned buffer at the first one: paid here,
   // measured and reported on its own line, never inside the timed frames.
   // Returns the seconds: {communicator, first exchanges}.
