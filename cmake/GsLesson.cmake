@@ -89,7 +89,9 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     endif()
 
     add_library(${target}_impl STATIC ${source})
-    target_include_directories(${target}_impl PRIVATE ${learner_dir})
+    # The learner's file first (the variant's), then the lesson's own headers, which a learner
+    # file may include as its lesson's interface (e.g. lesson 11's tiles.hpp).
+    target_include_directories(${target}_impl PRIVATE ${learner_dir} ${body_dir})
     target_compile_definitions(${target}_impl PRIVATE GS_LESSON_NAMESPACE=${namespace})
     target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${libraries})
     if(provides STREQUAL "program")

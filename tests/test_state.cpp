@@ -1,6 +1,11 @@
-// The canonical initial condition, cell by cell, on the sizes the issue names.
+// The canonical initial condition, cell by cell, on the sizes the issue names; and the choice
+// between implementations when one refuses the grid (Implementation::refuses_grid).
 #include <gtest/gtest.h>
 
+#include <iostream>
+#include <sstream>
+
+#include "gs/program.hpp"
 #include "gs/state.hpp"
 
 namespace {
@@ -57,3 +62,60 @@ TEST(RandomState, IsReproducibleAndInUnitInterval) {
 }
 
 }  // namespace
+
+// --- Implementations that refuse a grid (lesson 11: the state must fit on the chip) ----------
+
+namespace {
+
+gs::Implementation cpu_implementation(const std::string& name, int max_cells) {
+  gs::Implementation implementation = gs::reference_implementation();
+  implementation.name = name;
+  if (max_cells > 0) {
+    implementation.refuses_grid = [max_cells](int rows, int cols) {
+      return rows * cols > max_cells ? "only " + std::to_string(max_cells) + " cells fit" : "";
+    };
+  }
+  return implementation;
+}
+
+// Runs select_implementation() with std::cerr captured.
+const gs::Implementation* select(const std::vector<gs::Implementation>& all,
+                                 const std::string& name, int rows, int cols, std::string& said,
+                                 int& exit_code) {
+  std::ostringstream captured;
+  std::streambuf* previous = std::cerr.rdbuf(captured.rdbuf());
+  const gs::Implementation* chosen =
+      gs::select_implementation(all, name, rows, cols, "test", exit_code);
+  std::cerr.rdbuf(previous);
+  said = captured.str();
+  return chosen;
+}
+
+}  // namespace
+
+TEST(GridRefusal, TheDefaultChoicePassesOverAnImplementationThatRefusesTheGridSayingWhy) {
+  const std::vector<gs::Implementation> all = {cpu_implementation("small-only", 100),
+                                               cpu_implementation("any", 0)};
+  std::string said;
+  int exit_code = 0;
+  const gs::Implementation* chosen = select(all, "", 10, 10, said, exit_code);
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_EQ(chosen->name, "small-only");
+  EXPECT_EQ(said, "");
+  chosen = select(all, "", 11, 10, said, exit_code);
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_EQ(chosen->name, "any");
+  EXPECT_NE(said.find("passing over small-only: only 100 cells fit"), std::string::npos) << said;
+}
+
+TEST(GridRefusal, NamingAnImplementationThatRefusesTheGridIsAUsageErrorWithTheReason) {
+  const std::vector<gs::Implementation> all = {cpu_implementation("small-only", 100)};
+  std::string said;
+  int exit_code = 0;
+  EXPECT_EQ(select(all, "small-only", 11, 10, said, exit_code), nullptr);
+  EXPECT_EQ(exit_code, gs::kExitUsage);
+  EXPECT_NE(said.find("'small-only' cannot run this grid: only 100 cells fit"), std::string::npos)
+      << said;
+  EXPECT_EQ(gs::grid_refusal(all.front(), 10, 10), "");
+  EXPECT_EQ(gs::grid_refusal(gs::reference_implementation(), 100000, 100000), "");
+}

@@ -169,7 +169,7 @@ void add_rate_flags(CLI::App& app, Rates& r) {
 }
 
 const Implementation* select_implementation(const std::vector<Implementation>& implementations,
-                                            const std::string& name,
+                                            const std::string& name, int rows, int cols,
                                             const std::string& program_name, int& exit_code) {
   if (!name.empty()) {
     const Implementation* chosen = find_implementation(implementations, name);
@@ -185,10 +185,20 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
       exit_code = kExitNoGpu;
       return nullptr;
     }
+    const std::string refusal = grid_refusal(*chosen, rows, cols);
+    if (!refusal.empty()) {
+      std::cerr << program_name << ": error: '" << chosen->name
+                << "' cannot run this grid: " << refusal << "\n";
+      exit_code = kExitUsage;
+      return nullptr;
+    }
     return chosen;
   }
   for (const Implementation& impl : implementations) {
-    if (usable(impl)) return &impl;
+    if (!usable(impl)) continue;
+    const std::string refusal = grid_refusal(impl, rows, cols);
+    if (refusal.empty()) return &impl;
+    std::cerr << program_name << ": passing over " << impl.name << ": " << refusal << "\n";
   }
   std::cerr << program_name
             << ": error: every implementation of this program needs a GPU: " << gpu_status().reason
@@ -281,7 +291,8 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
   }
   int exit_code = kExitSuccess;
   const Implementation* chosen =
-      select_implementation(implementations, options.implementation, program_name, exit_code);
+      select_implementation(implementations, options.implementation, options.params.rows,
+                            options.params.cols, program_name, exit_code);
   if (chosen == nullptr) return exit_code;
   if (chosen->device == Device::gpu) {
     try {

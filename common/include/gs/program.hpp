@@ -95,11 +95,14 @@ bool usable(const Implementation& implementation);
 std::string describe_device(const Implementation& implementation);
 
 /// @brief Picks the implementation named @p name from @p implementations, or the first usable
-///        one when @p name is empty. On failure prints why to stderr (prefixed by
-///        @p program_name) and sets @p exit_code (kExitUsage: unknown name; kExitNoGpu).
+///        one that takes a @p rows x @p cols grid when @p name is empty (saying on stderr which
+///        ones it passed over because the grid does not fit them, see
+///        Implementation::refuses_grid). On failure prints why to stderr (prefixed by
+///        @p program_name) and sets @p exit_code (kExitUsage: unknown name, or a named one that
+///        refuses the grid; kExitNoGpu).
 /// @return the implementation, or nullptr.
 const Implementation* select_implementation(const std::vector<Implementation>& implementations,
-                                            const std::string& name,
+                                            const std::string& name, int rows, int cols,
                                             const std::string& program_name, int& exit_code);
 
 /// @brief The whole program: parses @p argc / @p argv, picks an implementation from

@@ -109,7 +109,17 @@ struct Implementation {
   Device device = Device::cpu;  ///< Where it runs.
   std::function<std::unique_ptr<Stepper>()> create;  ///< Makes a fresh stepper.
   bool generic = false;  ///< Takes any stencil weights (Rates::weights); false: unit weights only.
+  /// @brief Empty, or why this machine cannot run a grid of (rows, cols) this way ("" when it
+  ///        can): lesson 11 keeps the whole state on the chip, which a large grid or a small GPU
+  ///        does not hold. The default choice passes over an implementation that refuses the
+  ///        grid, saying why; `--impl` naming it is refused with the reason.
+  std::function<std::string(int rows, int cols)> refuses_grid = nullptr;
 };
+
+/// @brief Why @p implementation cannot run a @p rows x @p cols grid here, or "" when it can.
+inline std::string grid_refusal(const Implementation& implementation, int rows, int cols) {
+  return implementation.refuses_grid ? implementation.refuses_grid(rows, cols) : std::string();
+}
 
 /// @brief The scalar reference wrapped as a Stepper (the oracle, and the slowest path).
 Implementation reference_implementation();

@@ -1,0 +1,608 @@
+// Lesson 11 - the whole simulation on the chip: one block per SM keeps its tile of u and v in
+// shared memory for a whole frame, and the tiles trade their edges every few steps through L2.
+//
+// Lesson 06's register pyramid reads and writes the whole state from memory every 4 steps. Yet
+// the state of the official run (16.6 MB of u and v) is smaller than the shared memory of an
+// H100's 132 SMs (132 x 227 KiB = 30 MB). So:
+//   1. the grid is cut into one tile per SM, each padded by a halo `halo` cells deep (plan_tiles);
+//   2. a cooperative launch makes every block resident at once, so that they may wait for each
+//      other (grid.sync()); each block loads its kept tile once per launch (a frame);
+//   3. each block advances its kept tile `halo` steps in shared memory: every warp owns a band of
+//      rows and walks down it, updating in place; the rows above and below the band belong to
+//      other warps and are read before anyone writes (one __syncthreads() each side);
+//   4. every `halo` steps the exchange (exchange.hpp, the file you edit): each block posts the
+//      cells the others' halos need into a mailbox in global memory, the grid waits, each block
+//      collects its halo; the mailboxes alternate between the two buffers, so that no block
+//      posts into the buffer another is still collecting from;
+//   5. at the end of the frame each block writes the tile it owns back, once.
+// Per frame of 32 steps the state crosses memory twice (in and out), against 16 times in lesson
+// 06; the price is the exchange, the barrier, and the halo's cells computed twice. README.md
+// models the three and predicts the time.
+//
+// The same run is made on the host tile by tile (advance_on_host): the tests check the learner's
+// exchange there on any machine, and the kernel's on a GPU.
+#include "on_chip.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "gs/lesson.hpp"
+
+// Angle brackets: the build picks lessons/11_on_chip/exchange.hpp (your stubs) or the
+// solution's copy.
+#include <exchange.hpp>
+
+#if GS_HAVE_CUDA
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
+#endif
+
+namespace on_chip {
+namespace {
+
+// The rates of one step folded into the few numbers the update needs.
+struct Coefficients {
+  float dt_du;    // dt * Du
+  float dt_dv;    // dt * Dv
+  float dt;       // dt
+  float dt_feed;  // dt * F
+  float keep_u;   // 1 - dt * F
+  float keep_v;   // 1 - dt * (F + k)
+};
+
+Coefficients make_coefficients(const gs::Rates& r) {
+  return {r.dt * r.diffusion_u, r.dt * r.diffusion_v, r.dt,
+          r.dt * r.feed,        1.0f - r.dt * r.feed, 1.0f - r.dt * (r.feed + r.kill)};
+}
+
+// The cells of the 3 x 3 box around a cell at global (row or column) `index` that lie in a grid
+// of `size` along that direction: 3 inside, 2 on an edge, 1 when the grid is one cell wide.
+GS_HOST_DEVICE inline int box_cells(int index, int size) {
+  return (index - 1 >= 0) + 1 + (index + 1 < size);
+}
+
+// The update of one cell from its value and the sums of its 3 x 3 box (`cells` of which are in
+// the grid): the unit stencil, L(a) = box sum - cells * a.
+GS_HOST_DEVICE inline void update_cell(const Coefficients& k, float u, float v, float box_u,
+                                       float box_v, float cells, float& new_u, float& new_v) {
+  const float uvv = u * v * v;
+  new_u = k.keep_u * u + k.dt_du * (box_u - cells * u) - k.dt * uvv + k.dt_feed;
+  new_v = k.keep_v * v + k.dt_dv * (box_v - cells * v) + k.dt * uvv;
+}
+
+// The kept width a warp of 32 lanes spans with `columns` columns per lane.
+int kept_pitch_for(int padded_cols) {
+  for (int columns : {2, 4, 6, 8}) {
+    if (padded_cols <= 32 * columns) return 32 * columns;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::int64_t kept_bytes(const TilePlan& plan) {
+  return 2 * static_cast<std::int64_t>(sizeof(float)) * plan.padded_rows * plan.shared_pitch;
+}
+
+std::optional<TilePlan> plan_tiles(int rows, int cols, int halo, int blocks,
+                                   std::int64_t shared_bytes, std::string* why) {
+  std::optional<TilePlan> best;
+  std::int64_t best_cells = 0;
+  for (int down = 1; down <= std::min(blocks, rows); ++down) {
+    const int across = std::min(blocks / down, cols);
+    TilePlan p;
+    p.rows = rows;
+    p.cols = cols;
+    p.pitch = (cols + 31) / 32 * 32;
+    p.tile_rows = (rows + down - 1) / down;
+    p.tile_cols = (cols + across - 1) / across;
+    p.tiles_y = (rows + p.tile_rows - 1) / p.tile_rows;  // no tile left empty
+    p.tiles_x = (cols + p.tile_cols - 1) / p.tile_cols;
+    p.halo = halo;
+    p.padded_rows = p.tile_rows + 2 * halo;
+    p.padded_cols = p.tile_cols + 2 * halo;
+    p.shared_pitch = kept_pitch_for(p.padded_cols);
+    if (p.shared_pitch == 0 || kept_bytes(p) > shared_bytes) continue;
+    const std::int64_t cells = static_cast<std::int64_t>(p.padded_rows) * p.shared_pitch;
+    if (!best || cells < best_cells) {
+      best = p;
+      best_cells = cells;
+    }
+  }
+  if (!best && why != nullptr) {
+    std::ostringstream text;
+    const double state_mb = 8.0 * rows * cols / 1e6;
+    text << "the state of " << rows << " x " << cols << " cells (" << state_mb
+         << " MB) with halos of " << halo << " does not fit in the shared memory of " << blocks
+         << " blocks of " << shared_bytes / 1024 << " KiB, one per SM, in tiles at most "
+         << kMaxKeptCols << " columns wide";
+    *why = text.str();
+  }
+  return best;
+}
+
+namespace {
+
+// One step of one kept tile on the host, as the kernel makes it: every kept cell is updated from
+// the kept cells around it (those past the kept tile count as 0), a cell outside the grid stays 0.
+void step_kept_tile(const TilePlan& p, int tile, const Coefficients& k, std::vector<float>& u,
+                    std::vector<float>& v, std::vector<float>& new_u, std::vector<float>& new_v) {
+  const int row0 = p.first_row(tile), col0 = p.first_col(tile);
+  const auto at = [&](const std::vector<float>& field, int r, int c) {
+    return (r < 0 || r >= p.padded_rows || c < 0 || c >= p.shared_pitch) ? 0.0f
+                                                                         : field[p.kept(r, c)];
+  };
+  for (int r = 0; r < p.padded_rows; ++r) {
+    for (int c = 0; c < p.shared_pitch; ++c) {
+      const int row = row0 + r, col = col0 + c;
+      float out_u = 0.0f, out_v = 0.0f;
+      if (p.in_grid(row, col) && c < p.padded_cols) {
+        float box_u = 0.0f, box_v = 0.0f;
+        for (int dr = -1; dr <= 1; ++dr) {
+          for (int dc = -1; dc <= 1; ++dc) {
+            box_u += at(u, r + dr, c + dc);
+            box_v += at(v, r + dr, c + dc);
+          }
+        }
+        const float cells = static_cast<float>(box_cells(row, p.rows) * box_cells(col, p.cols));
+        update_cell(k, u[p.kept(r, c)], v[p.kept(r, c)], box_u, box_v, cells, out_u, out_v);
+      }
+      new_u[p.kept(r, c)] = out_u;
+      new_v[p.kept(r, c)] = out_v;
+    }
+  }
+  u.swap(new_u);
+  v.swap(new_v);
+}
+
+}  // namespace
+
+void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates, int steps,
+                     int threads) {
+  if (steps <= 0) return;
+  const Coefficients k = make_coefficients(rates);
+  const std::size_t kept_size = static_cast<std::size_t>(p.padded_rows) * p.shared_pitch;
+  const std::size_t global_size = static_cast<std::size_t>(p.rows) * p.pitch;
+  const float poison = std::numeric_limits<float>::quiet_NaN();
+  // The two mailboxes of each field, global layout; the state starts in mailbox 0.
+  std::vector<float> mailbox_u[2] = {std::vector<float>(global_size, poison),
+                                     std::vector<float>(global_size, poison)};
+  std::vector<float> mailbox_v[2] = {mailbox_u[0], mailbox_u[0]};
+  for (int row = 0; row < p.rows; ++row) {
+    for (int col = 0; col < p.cols; ++col) {
+      mailbox_u[0][p.global(row, col)] = state.u[state.index(row, col)];
+      mailbox_v[0][p.global(row, col)] = state.v[state.index(row, col)];
+    }
+  }
+  // Every tile loads its kept part (cells outside the grid, and past the kept width: 0).
+  std::vector<std::vector<float>> kept_u(p.tiles(), std::vector<float>(kept_size, 0.0f));
+  std::vector<std::vector<float>> kept_v = kept_u;
+  for (int tile = 0; tile < p.tiles(); ++tile) {
+    for (int r = 0; r < p.padded_rows; ++r) {
+      for (int c = 0; c < p.padded_cols; ++c) {
+        const int row = p.first_row(tile) + r, col = p.first_col(tile) + c;
+        if (!p.in_grid(row, col)) continue;
+        kept_u[tile][p.kept(r, c)] = mailbox_u[0][p.global(row, col)];
+        kept_v[tile][p.kept(r, c)] = mailbox_v[0][p.global(row, col)];
+      }
+    }
+  }
+  // From here on the mailboxes hold only what is posted: a halo collected from a cell nobody
+  // posted reads NaN.
+  std::fill(mailbox_u[0].begin(), mailbox_u[0].end(), poison);
+  std::fill(mailbox_v[0].begin(), mailbox_v[0].end(), poison);
+
+  std::vector<float> scratch_u(kept_size), scratch_v(kept_size);
+  int mailbox = 1;
+  for (int done = 0; done < steps;) {
+    const int burst = std::min(p.halo, steps - done);
+    for (int tile = 0; tile < p.tiles(); ++tile) {
+      for (int s = 0; s < burst; ++s) {
+        step_kept_tile(p, tile, k, kept_u[tile], kept_v[tile], scratch_u, scratch_v);
+      }
+    }
+    done += burst;
+    if (done == steps) break;
+    for (int tile = 0; tile < p.tiles(); ++tile) {
+      for (int thread = 0; thread < threads; ++thread) {
+        post_edges(p, tile, thread, threads, kept_u[tile].data(), mailbox_u[mailbox].data());
+        post_edges(p, tile, thread, threads, kept_v[tile].data(), mailbox_v[mailbox].data());
+      }
+    }
+    // (the grid-wide barrier)
+    for (int tile = 0; tile < p.tiles(); ++tile) {
+      for (int thread = 0; thread < threads; ++thread) {
+        collect_halo(p, tile, thread, threads, mailbox_u[mailbox].data(), kept_u[tile].data());
+        collect_halo(p, tile, thread, threads, mailbox_v[mailbox].data(), kept_v[tile].data());
+      }
+    }
+    mailbox ^= 1;
+  }
+  // Each tile's owned cells back into the state.
+  for (int tile = 0; tile < p.tiles(); ++tile) {
+    for (int r = p.halo; r < p.halo + p.tile_rows; ++r) {
+      for (int c = p.halo; c < p.halo + p.tile_cols; ++c) {
+        const int row = p.first_row(tile) + r, col = p.first_col(tile) + c;
+        if (!p.in_grid(row, col)) continue;
+        state.u[state.index(row, col)] = kept_u[tile][p.kept(r, c)];
+        state.v[state.index(row, col)] = kept_v[tile][p.kept(r, c)];
+      }
+    }
+  }
+}
+
+}  // namespace on_chip
+
+#if GS_HAVE_CUDA
+namespace on_chip {
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// Threads per block for `columns` columns per lane: as many warps as the registers allow (each
+// lane holds a few rows of its columns for both fields), so that shared-memory latency hides.
+template <int kColumns>
+constexpr int max_threads() {
+  return kColumns >= 8 ? 512 : kColumns >= 6 ? 640 : kColumns >= 4 ? 768 : 1024;
+}
+
+// A lane's kColumns consecutive kept columns of one row, in 16- or 8-byte accesses.
+template <int kColumns>
+__device__ __forceinline__ void load_row(const float* row, int col, float (&out)[kColumns]) {
+  if constexpr (kColumns % 4 == 0) {
+#pragma unroll
+    for (int j = 0; j < kColumns; j += 4) {
+      const float4 q = *reinterpret_cast<const float4*>(row + col + j);
+      out[j] = q.x, out[j + 1] = q.y, out[j + 2] = q.z, out[j + 3] = q.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kColumns; j += 2) {
+      const float2 q = *reinterpret_cast<const float2*>(row + col + j);
+      out[j] = q.x, out[j + 1] = q.y;
+    }
+  }
+}
+
+template <int kColumns>
+__device__ __forceinline__ void store_row(float* row, int col, const float (&in)[kColumns]) {
+  if constexpr (kColumns % 4 == 0) {
+#pragma unroll
+    for (int j = 0; j < kColumns; j += 4) {
+      *reinterpret_cast<float4*>(row + col + j) =
+          make_float4(in[j], in[j + 1], in[j + 2], in[j + 3]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kColumns; j += 2) {
+      *reinterpret_cast<float2*>(row + col + j) = make_float2(in[j], in[j + 1]);
+    }
+  }
+}
+
+// Each column's sum over its row neighbourhood (left, itself, right). The warp spans the whole
+// kept width, so the lane's outer neighbours come from the next lanes, and past the warp is 0.
+template <int kColumns>
+__device__ __forceinline__ void row_sums(const float (&a)[kColumns], float (&sums)[kColumns]) {
+  float left = __shfl_up_sync(kFullWarp, a[kColumns - 1], 1);
+  float right = __shfl_down_sync(kFullWarp, a[0], 1);
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) left = 0.0f;
+  if (lane == 31) right = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kColumns; ++j) {
+    sums[j] = (j == 0 ? left : a[j - 1]) + a[j] + (j == kColumns - 1 ? right : a[j + 1]);
+  }
+}
+
+// One launch advances the state by `steps` (a frame). The state is in the buffers (u0, v0); the
+// exchanges post into (u1, v1), then (u0, v0), alternately, and the tiles are written back into
+// the buffer the next exchange would have used (see OnChipStepper::advance).
+template <int kColumns>
+__global__ void __launch_bounds__(max_threads<kColumns>(), 1)
+    on_chip_kernel(TilePlan p, Coefficients k, float* u0, float* v0, float* u1, float* v1,
+                   int steps) {
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float4 shared_memory[];
+  float* kept_u = reinterpret_cast<float*>(shared_memory);
+  float* kept_v = kept_u + static_cast<std::size_t>(p.padded_rows) * p.shared_pitch;
+  const int tile = blockIdx.x;
+  const int row0 = p.first_row(tile), col0 = p.first_col(tile);
+
+  // The kept tile, once (cells outside the grid and past the kept width: 0).
+  for (int i = threadIdx.x; i < p.padded_rows * p.shared_pitch; i += blockDim.x) {
+    const int r = i / p.shared_pitch, c = i % p.shared_pitch;
+    const int row = row0 + r, col = col0 + c;
+    const bool present = c < p.padded_cols && p.in_grid(row, col);
+    kept_u[i] = present ? u0[p.global(row, col)] : 0.0f;
+    kept_v[i] = present ? v0[p.global(row, col)] : 0.0f;
+  }
+  __syncthreads();
+
+  // This warp's band of rows [first, end) and this lane's columns.
+  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int base = p.padded_rows / warps, extra = p.padded_rows % warps;
+  const int first = warp * base + min(warp, extra);
+  const int end = first + base + (warp < extra ? 1 : 0);
+  const int c = (threadIdx.x % 32) * kColumns;
+  float column_cells[kColumns];
+  bool column_present[kColumns];
+#pragma unroll
+  for (int j = 0; j < kColumns; ++j) {
+    column_cells[j] = static_cast<float>(box_cells(col0 + c + j, p.cols));
+    column_present[j] = c + j < p.padded_cols && col0 + c + j >= 0 && col0 + c + j < p.cols;
+  }
+
+  int mailbox = 1;
+  for (int done = 0; done < steps;) {
+    const int burst = min(p.halo, steps - done);
+    for (int s = 0; s < burst; ++s) {
+      // The row sums just above and below the band: other warps' rows, read before anyone writes.
+      float a[kColumns];
+      float above_u[kColumns], above_v[kColumns], below_u[kColumns], below_v[kColumns];
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) above_u[j] = above_v[j] = below_u[j] = below_v[j] = 0.0f;
+      if (first > 0) {
+        load_row<kColumns>(kept_u + p.kept(first - 1, 0), c, a);
+        row_sums<kColumns>(a, above_u);
+        load_row<kColumns>(kept_v + p.kept(first - 1, 0), c, a);
+        row_sums<kColumns>(a, above_v);
+      }
+      if (end < p.padded_rows) {
+        load_row<kColumns>(kept_u + p.kept(end, 0), c, a);
+        row_sums<kColumns>(a, below_u);
+        load_row<kColumns>(kept_v + p.kept(end, 0), c, a);
+        row_sums<kColumns>(a, below_v);
+      }
+      __syncthreads();
+      // Down the band in place: row r is written once row r + 1 is read; the old row r lives on
+      // in registers as the next row's "above".
+      float sum_above_u[kColumns], sum_above_v[kColumns], u[kColumns], v[kColumns];
+      float sum_u[kColumns], sum_v[kColumns];
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) sum_above_u[j] = above_u[j], sum_above_v[j] = above_v[j];
+      load_row<kColumns>(kept_u + p.kept(first, 0), c, u);
+      load_row<kColumns>(kept_v + p.kept(first, 0), c, v);
+      row_sums<kColumns>(u, sum_u);
+      row_sums<kColumns>(v, sum_v);
+      for (int r = first; r < end; ++r) {
+        float next_u[kColumns], next_v[kColumns], sum_below_u[kColumns], sum_below_v[kColumns];
+        if (r + 1 < end) {
+          load_row<kColumns>(kept_u + p.kept(r + 1, 0), c, next_u);
+          load_row<kColumns>(kept_v + p.kept(r + 1, 0), c, next_v);
+          row_sums<kColumns>(next_u, sum_below_u);
+          row_sums<kColumns>(next_v, sum_below_v);
+        } else {
+#pragma unroll
+          for (int j = 0; j < kColumns; ++j) {
+            next_u[j] = next_v[j] = 0.0f;
+            sum_below_u[j] = below_u[j], sum_below_v[j] = below_v[j];
+          }
+        }
+        const int row = row0 + r;
+        const bool row_present = row >= 0 && row < p.rows;
+        const float row_cells = static_cast<float>(box_cells(row, p.rows));
+        float new_u[kColumns], new_v[kColumns];
+#pragma unroll
+        for (int j = 0; j < kColumns; ++j) {
+          update_cell(k, u[j], v[j], sum_above_u[j] + sum_u[j] + sum_below_u[j],
+                      sum_above_v[j] + sum_v[j] + sum_below_v[j], row_cells * column_cells[j],
+                      new_u[j], new_v[j]);
+          if (!(row_present && column_present[j])) new_u[j] = new_v[j] = 0.0f;  // absent
+        }
+        store_row<kColumns>(kept_u + p.kept(r, 0), c, new_u);
+        store_row<kColumns>(kept_v + p.kept(r, 0), c, new_v);
+#pragma unroll
+        for (int j = 0; j < kColumns; ++j) {
+          sum_above_u[j] = sum_u[j], sum_above_v[j] = sum_v[j];
+          sum_u[j] = sum_below_u[j], sum_v[j] = sum_below_v[j];
+          u[j] = next_u[j], v[j] = next_v[j];
+        }
+      }
+      __syncthreads();
+    }
+    done += burst;
+    if (done == steps) break;
+    // The exchange (exchange.hpp): post, wait for the whole grid, collect.
+    float* mailbox_u = mailbox == 1 ? u1 : u0;
+    float* mailbox_v = mailbox == 1 ? v1 : v0;
+    post_edges(p, tile, threadIdx.x, blockDim.x, kept_u, mailbox_u);
+    post_edges(p, tile, threadIdx.x, blockDim.x, kept_v, mailbox_v);
+    grid.sync();
+    collect_halo(p, tile, threadIdx.x, blockDim.x, mailbox_u, kept_u);
+    collect_halo(p, tile, threadIdx.x, blockDim.x, mailbox_v, kept_v);
+    __syncthreads();
+    mailbox ^= 1;
+  }
+  // The owned tile, once, into the buffer the next exchange would have used: no block still
+  // collects from it (the last collection read the other one).
+  float* out_u = mailbox == 1 ? u1 : u0;
+  float* out_v = mailbox == 1 ? v1 : v0;
+  for (int i = threadIdx.x; i < p.tile_rows * p.tile_cols; i += blockDim.x) {
+    const int r = p.halo + i / p.tile_cols, c_owned = p.halo + i % p.tile_cols;
+    const int row = row0 + r, col = col0 + c_owned;
+    if (!p.in_grid(row, col)) continue;
+    out_u[p.global(row, col)] = kept_u[p.kept(r, c_owned)];
+    out_v[p.global(row, col)] = kept_v[p.kept(r, c_owned)];
+  }
+}
+
+// The kernel instance for a plan: the lanes' columns follow the kept width.
+struct KernelChoice {
+  const void* kernel = nullptr;
+  int threads = 0;
+};
+
+KernelChoice choose_kernel(const TilePlan& p) {
+  const int warps_of_rows = p.padded_rows;  // at least one row per warp
+  switch (p.shared_pitch / 32) {
+    case 2:
+      return {reinterpret_cast<const void*>(&on_chip_kernel<2>),
+              std::min(max_threads<2>(), 32 * warps_of_rows)};
+    case 4:
+      return {reinterpret_cast<const void*>(&on_chip_kernel<4>),
+              std::min(max_threads<4>(), 32 * warps_of_rows)};
+    case 6:
+      return {reinterpret_cast<const void*>(&on_chip_kernel<6>),
+              std::min(max_threads<6>(), 32 * warps_of_rows)};
+    default:
+      return {reinterpret_cast<const void*>(&on_chip_kernel<8>),
+              std::min(max_threads<8>(), 32 * warps_of_rows)};
+  }
+}
+
+// The plan for this device (or the smaller card GS_DEVICE_LIMITS names): one block per SM, the
+// shared memory a block may opt into; std::nullopt and why when the state does not fit.
+std::optional<TilePlan> plan_for_device(int rows, int cols, int halo, std::string* why) {
+  const gs::DeviceLimits& limits = gs::device_limits();
+  std::optional<TilePlan> plan =
+      plan_tiles(rows, cols, halo, limits.multiprocessors, limits.shared_per_block_optin, why);
+  if (!plan && why != nullptr && limits.overridden()) *why += " (" + limits.source() + ")";
+  return plan;
+}
+
+class OnChipStepper : public gs::Stepper {
+ public:
+  explicit OnChipStepper(int halo) : halo_(halo) {}
+  OnChipStepper(const OnChipStepper&) = delete;
+  OnChipStepper& operator=(const OnChipStepper&) = delete;
+  ~OnChipStepper() override {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  void load(const gs::State& state, const gs::Rates& rates) override {
+    gs::require_unit_stencil(rates, "l11-on-chip");
+    std::string why;
+    const std::optional<TilePlan> plan = plan_for_device(state.rows, state.cols, halo_, &why);
+    if (!plan) throw gs::InvalidParameter("l11-on-chip: " + why);
+    plan_ = *plan;
+    kernel_ = choose_kernel(plan_);
+    const std::int64_t shared = kept_bytes(plan_);
+    GS_CUDA_CHECK(cudaFuncSetAttribute(kernel_.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared)));
+    int resident = 0;
+    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, kernel_.kernel, kernel_.threads, static_cast<std::size_t>(shared)));
+    int sms = 0, device = 0;
+    GS_CUDA_CHECK(cudaGetDevice(&device));
+    GS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (static_cast<std::int64_t>(resident) * sms < plan_.tiles()) {
+      throw gs::InvalidParameter("l11-on-chip: " + std::to_string(plan_.tiles()) + " blocks of " +
+                                 std::to_string(kernel_.threads) +
+                                 " threads cannot all be resident at once on this GPU");
+    }
+    if (stream_ == nullptr) {
+      GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    }
+    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::size_t count = static_cast<std::size_t>(plan_.rows) * plan_.pitch;
+    for (gs::DeviceFloats& buffer : buffers_) buffer = gs::device_floats(count);
+    current_ = 0;
+    copy_in(buffer(0, 0), state.u.data());
+    copy_in(buffer(0, 1), state.v.data());
+    coefficients_ = make_coefficients(rates);
+  }
+
+  void advance(int steps) override {
+    if (steps <= 0) return;
+    float* u0 = buffer(current_, 0);
+    float* v0 = buffer(current_, 1);
+    float* u1 = buffer(1 - current_, 0);
+    float* v1 = buffer(1 - current_, 1);
+    void* arguments[] = {&plan_, &coefficients_, &u0, &v0, &u1, &v1, &steps};
+    GS_CUDA_CHECK(
+        cudaLaunchCooperativeKernel(kernel_.kernel, plan_.tiles(), kernel_.threads, arguments,
+                                    static_cast<std::size_t>(kept_bytes(plan_)), stream_));
+    GS_CUDA_CHECK_LAUNCH();
+    // The tiles went back into the buffer of exchange number `rounds` (1: the other pair).
+    const int rounds = (steps + plan_.halo - 1) / plan_.halo;
+    if (rounds % 2 == 1) current_ = 1 - current_;
+  }
+
+  void fetch(gs::State& state) override {
+    synchronize();
+    state.rows = plan_.rows;
+    state.cols = plan_.cols;
+    state.u.resize(static_cast<std::size_t>(plan_.rows) * plan_.cols);
+    state.v.resize(state.u.size());
+    copy_out(state.u.data(), buffer(current_, 0));
+    copy_out(state.v.data(), buffer(current_, 1));
+  }
+
+  void fetch_v(float* v) override {
+    synchronize();
+    copy_out(v, buffer(current_, 1));
+  }
+
+  void synchronize() override {
+    if (stream_ != nullptr) GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  gs::FieldView fields() override {
+    return {buffer(current_, 0), buffer(current_, 1), plan_.pitch, plan_.rows,
+            plan_.cols,          gs::Device::gpu,     stream_};
+  }
+
+ private:
+  float* buffer(int pair, int field) const { return buffers_[2 * pair + field].get(); }
+  std::size_t pitch_bytes() const { return static_cast<std::size_t>(plan_.pitch) * sizeof(float); }
+  std::size_t row_bytes() const { return static_cast<std::size_t>(plan_.cols) * sizeof(float); }
+  void copy_in(float* device, const float* host) {
+    GS_CUDA_CHECK(cudaMemcpy2DAsync(device, pitch_bytes(), host, row_bytes(), row_bytes(),
+                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyHostToDevice,
+                                    stream_));
+    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void copy_out(float* host, const float* device) const {
+    GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row_bytes(), device, pitch_bytes(), row_bytes(),
+                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyDeviceToHost,
+                                    stream_));
+    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  int halo_;
+  TilePlan plan_{};
+  KernelChoice kernel_{};
+  Coefficients coefficients_{};
+  cudaStream_t stream_ = nullptr;
+  gs::DeviceFloats buffers_[4];  // u and v of pair 0, then of pair 1
+  int current_ = 0;              // the pair that holds the state
+};
+
+}  // namespace
+}  // namespace on_chip
+#endif
+
+namespace GS_LESSON_NAMESPACE {
+
+std::vector<gs::Implementation> implementations() {
+#if GS_HAVE_CUDA
+  gs::Implementation on_chip;
+  on_chip.name = "l11-on-chip";
+  on_chip.lesson = "11_on_chip";
+  on_chip.summary =
+      "the whole state in shared memory for a frame, one tile per SM, halos traded through L2 "
+      "every 4 steps behind a grid-wide barrier";
+  on_chip.device = gs::Device::gpu;
+  on_chip.create = [] { return std::make_unique<on_chip::OnChipStepper>(on_chip::kDefaultHalo); };
+  on_chip.refuses_grid = [](int rows, int cols) {
+    std::string why;
+    if (on_chip::plan_for_device(rows, cols, on_chip::kDefaultHalo, &why)) return std::string();
+    return why + "; lesson 06's kernels run it";
+  };
+  return {on_chip};
+#else
+  return {};
+#endif
+}
+
+}  // namespace GS_LESSON_NAMESPACE
