@@ -1,6 +1,8 @@
-// Lesson 11: the tiles kept on the chip. On every machine, the same run the kernel makes, made on
-// the host tile by tile (on_chip::advance_on_host: the learner's post_edges() and collect_halo()
-// between the tiles, the mailboxes poisoned with NaN so that a halo cell nobody posted shows),
+// Lesson 11: the tiles kept on the chip. On every machine, the run the kernel makes, made on the
+// host with the kernel's own walk of the warps' bands (on_chip::advance_on_host: a warp's 32
+// lanes in lockstep, the kernel's order of barriers, the learner's post_edges() and
+// collect_halo() between the tiles, the mailboxes poisoned with NaN so that a halo cell nobody
+// posted shows),
 // against the reference: odd grids, random states, more tiles than the grid has rows, halos from
 // 1 to 6 steps, step counts that are not multiples of the halo, advance() split into several
 // calls. The cut itself: every cell in one tile, within the shared memory and the blocks given,

@@ -8,8 +8,9 @@
 //   2. a cooperative launch makes every block resident at once, so that they may wait for each
 //      other (grid.sync()); each block loads its kept tile once per launch (a frame);
 //   3. each block advances its kept tile `halo` steps in shared memory: every warp owns a band of
-//      rows and walks down it, updating in place; the rows above and below the band belong to
-//      other warps and are read before anyone writes (one __syncthreads() each side);
+//      rows and walks down it, updating in place (walk_band); the rows just above and below the
+//      band belong to other warps and are read before anyone writes (read_band_edges, then a
+//      __syncthreads());
 //   4. every `halo` steps the exchange (exchange.hpp, the file you edit): each block posts the
 //      cells the others' halos need into a mailbox in global memory, the grid waits, each block
 //      collects its halo; the mailboxes alternate between the two buffers, so that no block
@@ -19,8 +20,10 @@
 // 06; the price is the exchange, the barrier, and the halo's cells computed twice. README.md
 // models the three and predicts the time.
 //
-// The same run is made on the host tile by tile (advance_on_host): the tests check the learner's
-// exchange there on any machine, and the kernel's on a GPU.
+// The warp's walk is written once, for two kinds of warp: on the GPU each lane runs it on its own
+// columns (DeviceWarp: a value is one float); on the host (advance_on_host) one call runs the 32
+// lanes of a warp in lockstep (HostWarp: a value is the 32 lanes' floats). So the tests check the
+// kernel's own walk, bands, barriers and exchanges on any machine, and the kernel on a GPU.
 #include "on_chip.hpp"
 
 #include <algorithm>
@@ -44,8 +47,24 @@
 #include "gs/device_limits.hpp"
 #endif
 
+// The walk below is a host-and-device template that calls the device warp's __device__
+// functions only when instantiated for it: nvcc's check of that call is turned off for it.
+// Loops over a lane's columns are unrolled on the GPU, so that its values stay in registers.
+#if defined(__CUDACC__)
+#define GS_WARP_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define GS_WARP_TEMPLATE
+#endif
+#if defined(__CUDA_ARCH__)
+#define GS_UNROLL _Pragma("unroll")
+#else
+#define GS_UNROLL
+#endif
+
 namespace on_chip {
 namespace {
+
+constexpr int kWarpSize = 32;
 
 // The rates of one step folded into the few numbers the update needs.
 struct Coefficients {
@@ -68,21 +87,305 @@ GS_HOST_DEVICE inline int box_cells(int index, int size) {
   return (index - 1 >= 0) + 1 + (index + 1 < size);
 }
 
-// The update of one cell from its value and the sums of its 3 x 3 box (`cells` of which are in
-// the grid): the unit stencil, L(a) = box sum - cells * a.
-GS_HOST_DEVICE inline void update_cell(const Coefficients& k, float u, float v, float box_u,
-                                       float box_v, float cells, float& new_u, float& new_v) {
-  const float uvv = u * v * v;
-  new_u = k.keep_u * u + k.dt_du * (box_u - cells * u) - k.dt * uvv + k.dt_feed;
-  new_v = k.keep_v * v + k.dt_dv * (box_v - cells * v) + k.dt * uvv;
-}
-
-// The kept width a warp of 32 lanes spans with `columns` columns per lane.
+// The kept width a warp spans with 2, 4, 6 or 8 columns per lane; 0 when wider than 8.
 int kept_pitch_for(int padded_cols) {
   for (int columns : {2, 4, 6, 8}) {
-    if (padded_cols <= 32 * columns) return 32 * columns;
+    if (padded_cols <= kWarpSize * columns) return kWarpSize * columns;
   }
   return 0;
+}
+
+// Threads per block for `columns` columns per lane: as many warps as the registers allow (each
+// lane holds a few rows of its columns for both fields), so that shared-memory latency hides;
+// at least one row per warp.
+GS_HOST_DEVICE constexpr int max_threads(int columns) {
+  return columns >= 8 ? 512 : columns >= 6 ? 640 : columns >= 4 ? 768 : 1024;
+}
+
+int threads_for(const TilePlan& p) {
+  return std::min(max_threads(p.shared_pitch / kWarpSize), kWarpSize * p.padded_rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two kinds of warp
+// ---------------------------------------------------------------------------------------------
+
+// The host's warp: the 32 lanes' values side by side, advanced in lockstep.
+struct Lanes {
+  float lane[kWarpSize];
+};
+inline Lanes operator+(const Lanes& a, const Lanes& b) {
+  Lanes r;
+  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b.lane[l];
+  return r;
+}
+inline Lanes operator-(const Lanes& a, const Lanes& b) {
+  Lanes r;
+  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] - b.lane[l];
+  return r;
+}
+inline Lanes operator*(const Lanes& a, const Lanes& b) {
+  Lanes r;
+  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] * b.lane[l];
+  return r;
+}
+inline Lanes operator*(float a, const Lanes& b) {
+  Lanes r;
+  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a * b.lane[l];
+  return r;
+}
+inline Lanes operator+(const Lanes& a, float b) {
+  Lanes r;
+  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b;
+  return r;
+}
+
+struct HostWarp {
+  using Value = Lanes;
+  // Lane l's columns of one kept row: [l kColumns, (l + 1) kColumns).
+  template <int kColumns>
+  static void load_row(const float* row, Value (&out)[kColumns]) {
+    for (int l = 0; l < kWarpSize; ++l) {
+      for (int j = 0; j < kColumns; ++j) out[j].lane[l] = row[l * kColumns + j];
+    }
+  }
+  template <int kColumns>
+  static void store_row(float* row, const Value (&in)[kColumns]) {
+    for (int l = 0; l < kWarpSize; ++l) {
+      for (int j = 0; j < kColumns; ++j) row[l * kColumns + j] = in[j].lane[l];
+    }
+  }
+  // The value of the lane to the left (0 for lane 0) and to the right (0 for lane 31).
+  static Value from_left(const Value& a) {
+    Value r;
+    r.lane[0] = 0.0f;
+    for (int l = 1; l < kWarpSize; ++l) r.lane[l] = a.lane[l - 1];
+    return r;
+  }
+  static Value from_right(const Value& a) {
+    Value r;
+    for (int l = 0; l + 1 < kWarpSize; ++l) r.lane[l] = a.lane[l + 1];
+    r.lane[kWarpSize - 1] = 0.0f;
+    return r;
+  }
+  static Value splat(float x) {
+    Value r;
+    for (float& value : r.lane) value = x;
+    return r;
+  }
+  // f(lane) for each lane.
+  template <class F>
+  static Value per_lane(F f) {
+    Value r;
+    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = f(l);
+    return r;
+  }
+  // x where `present` is not 0, else 0 (a select: NaN or inf in x stay out of absent cells).
+  static Value keep_present(const Value& present, const Value& x) {
+    Value r;
+    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = present.lane[l] != 0.0f ? x.lane[l] : 0.0f;
+    return r;
+  }
+};
+
+#if GS_HAVE_CUDA
+// The GPU's warp: each lane holds its own values; the neighbours' come through shuffles.
+struct DeviceWarp {
+  using Value = float;
+  static constexpr unsigned kFullWarp = 0xffffffffu;
+  // The lane's kColumns consecutive columns, in 16- or 8-byte accesses.
+  template <int kColumns>
+  __device__ static void load_row(const float* row, float (&out)[kColumns]) {
+    const float* at = row + (threadIdx.x % kWarpSize) * kColumns;
+    if constexpr (kColumns % 4 == 0) {
+#pragma unroll
+      for (int j = 0; j < kColumns; j += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(at + j);
+        out[j] = q.x, out[j + 1] = q.y, out[j + 2] = q.z, out[j + 3] = q.w;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kColumns; j += 2) {
+        const float2 q = *reinterpret_cast<const float2*>(at + j);
+        out[j] = q.x, out[j + 1] = q.y;
+      }
+    }
+  }
+  template <int kColumns>
+  __device__ static void store_row(float* row, const float (&in)[kColumns]) {
+    float* at = row + (threadIdx.x % kWarpSize) * kColumns;
+    if constexpr (kColumns % 4 == 0) {
+#pragma unroll
+      for (int j = 0; j < kColumns; j += 4) {
+        *reinterpret_cast<float4*>(at + j) = make_float4(in[j], in[j + 1], in[j + 2], in[j + 3]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kColumns; j += 2) {
+        *reinterpret_cast<float2*>(at + j) = make_float2(in[j], in[j + 1]);
+      }
+    }
+  }
+  __device__ static float from_left(float a) {
+    const float x = __shfl_up_sync(kFullWarp, a, 1);
+    return threadIdx.x % kWarpSize == 0 ? 0.0f : x;
+  }
+  __device__ static float from_right(float a) {
+    const float x = __shfl_down_sync(kFullWarp, a, 1);
+    return threadIdx.x % kWarpSize == kWarpSize - 1 ? 0.0f : x;
+  }
+  __device__ static float splat(float x) {
+    return x;
+  }
+  template <class F>
+  __device__ static float per_lane(F f) {
+    return f(static_cast<int>(threadIdx.x % kWarpSize));
+  }
+  __device__ static float keep_present(float present, float x) {
+    return present != 0.0f ? x : 0.0f;
+  }
+};
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// A warp's band of rows, one step
+// ---------------------------------------------------------------------------------------------
+
+// Each column's sum over its row neighbourhood (left, itself, right). The warp spans the whole
+// kept width, so the lane's outer neighbours come from the next lanes, and past the warp is 0.
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void row_sums(const typename Warp::Value (&a)[kColumns],
+                                    typename Warp::Value (&sums)[kColumns]) {
+  const typename Warp::Value left = Warp::from_left(a[kColumns - 1]);
+  const typename Warp::Value right = Warp::from_right(a[0]);
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    sums[j] = (j == 0 ? left : a[j - 1]) + a[j] + (j == kColumns - 1 ? right : a[j + 1]);
+  }
+}
+
+// The rows [first, end) of the kept tile that warp `warp` of `warps` walks down: the rows shared
+// as evenly as possible.
+GS_HOST_DEVICE inline void band_of(const TilePlan& p, int warp, int warps, int& first, int& end) {
+  const int base = p.padded_rows / warps, extra = p.padded_rows % warps;
+  first = warp * base + (warp < extra ? warp : extra);
+  end = first + base + (warp < extra ? 1 : 0);
+}
+
+// What a warp reads from the other warps' rows before a step: the row sums just above and below
+// its band (0 past the kept tile).
+template <int kColumns, class Warp>
+struct BandEdges {
+  typename Warp::Value above_u[kColumns], above_v[kColumns];
+  typename Warp::Value below_u[kColumns], below_v[kColumns];
+};
+
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void read_band_edges(const TilePlan& p, const float* kept_u,
+                                           const float* kept_v, int first, int end,
+                                           BandEdges<kColumns, Warp>& edges) {
+  typename Warp::Value a[kColumns];
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    edges.above_u[j] = edges.above_v[j] = edges.below_u[j] = edges.below_v[j] = Warp::splat(0.0f);
+  }
+  if (first > 0) {
+    Warp::template load_row<kColumns>(kept_u + p.kept(first - 1, 0), a);
+    row_sums<kColumns, Warp>(a, edges.above_u);
+    Warp::template load_row<kColumns>(kept_v + p.kept(first - 1, 0), a);
+    row_sums<kColumns, Warp>(a, edges.above_v);
+  }
+  if (end < p.padded_rows) {
+    Warp::template load_row<kColumns>(kept_u + p.kept(end, 0), a);
+    row_sums<kColumns, Warp>(a, edges.below_u);
+    Warp::template load_row<kColumns>(kept_v + p.kept(end, 0), a);
+    row_sums<kColumns, Warp>(a, edges.below_v);
+  }
+}
+
+// One step of the band [first, end), in place: row r is written once row r + 1 is read, and the
+// old row r lives on in registers as the next row's "above". `column_cells` and `column_present`
+// are the lane's columns' box counts and whether they lie in the grid (and in the kept width).
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void walk_band(const TilePlan& p, const Coefficients& k, int tile,
+                                     float* kept_u, float* kept_v, int first, int end,
+                                     const BandEdges<kColumns, Warp>& edges,
+                                     const typename Warp::Value (&column_cells)[kColumns],
+                                     const typename Warp::Value (&column_present)[kColumns]) {
+  using Value = typename Warp::Value;
+  Value above_u[kColumns], above_v[kColumns], u[kColumns], v[kColumns];
+  Value sum_u[kColumns], sum_v[kColumns];
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) above_u[j] = edges.above_u[j], above_v[j] = edges.above_v[j];
+  Warp::template load_row<kColumns>(kept_u + p.kept(first, 0), u);
+  Warp::template load_row<kColumns>(kept_v + p.kept(first, 0), v);
+  row_sums<kColumns, Warp>(u, sum_u);
+  row_sums<kColumns, Warp>(v, sum_v);
+  for (int r = first; r < end; ++r) {
+    Value next_u[kColumns], next_v[kColumns], below_u[kColumns], below_v[kColumns];
+    if (r + 1 < end) {
+      Warp::template load_row<kColumns>(kept_u + p.kept(r + 1, 0), next_u);
+      Warp::template load_row<kColumns>(kept_v + p.kept(r + 1, 0), next_v);
+      row_sums<kColumns, Warp>(next_u, below_u);
+      row_sums<kColumns, Warp>(next_v, below_v);
+    } else {
+      GS_UNROLL
+      for (int j = 0; j < kColumns; ++j) {
+        next_u[j] = next_v[j] = Warp::splat(0.0f);
+        below_u[j] = edges.below_u[j], below_v[j] = edges.below_v[j];
+      }
+    }
+    const int row = p.first_row(tile) + r;
+    const bool row_present = row >= 0 && row < p.rows;
+    const float row_cells = static_cast<float>(box_cells(row, p.rows));
+    Value new_u[kColumns], new_v[kColumns];
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) {
+      // The unit stencil: L(a) = box sum - cells * a; then the reaction and the feed.
+      const Value cells = row_cells * column_cells[j];
+      const Value uvv = u[j] * v[j] * v[j];
+      const Value next_u_value = k.keep_u * u[j] +
+                                 k.dt_du * (above_u[j] + sum_u[j] + below_u[j] - cells * u[j]) -
+                                 k.dt * uvv + k.dt_feed;
+      const Value next_v_value = k.keep_v * v[j] +
+                                 k.dt_dv * (above_v[j] + sum_v[j] + below_v[j] - cells * v[j]) +
+                                 k.dt * uvv;
+      // An absent cell (outside the grid or past the kept width) stays 0.
+      const Value present = row_present ? column_present[j] : Warp::splat(0.0f);
+      new_u[j] = Warp::keep_present(present, next_u_value);
+      new_v[j] = Warp::keep_present(present, next_v_value);
+    }
+    Warp::template store_row<kColumns>(kept_u + p.kept(r, 0), new_u);
+    Warp::template store_row<kColumns>(kept_v + p.kept(r, 0), new_v);
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) {
+      above_u[j] = sum_u[j], above_v[j] = sum_v[j];
+      sum_u[j] = below_u[j], sum_v[j] = below_v[j];
+      u[j] = next_u[j], v[j] = next_v[j];
+    }
+  }
+}
+
+// The box count and the presence of each of the lane's columns, for a tile.
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void lane_columns(const TilePlan& p, int tile,
+                                        typename Warp::Value (&column_cells)[kColumns],
+                                        typename Warp::Value (&column_present)[kColumns]) {
+  const int col0 = p.first_col(tile);
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    column_cells[j] = Warp::per_lane([&](int lane) {
+      return static_cast<float>(box_cells(col0 + lane * kColumns + j, p.cols));
+    });
+    column_present[j] = Warp::per_lane([&](int lane) {
+      const int c = lane * kColumns + j, col = col0 + c;
+      return (c < p.padded_cols && col >= 0 && col < p.cols) ? 1.0f : 0.0f;
+    });
+  }
 }
 
 }  // namespace
@@ -130,43 +433,10 @@ std::optional<TilePlan> plan_tiles(int rows, int cols, int halo, int blocks,
 
 namespace {
 
-// One step of one kept tile on the host, as the kernel makes it: every kept cell is updated from
-// the kept cells around it (those past the kept tile count as 0), a cell outside the grid stays 0.
-void step_kept_tile(const TilePlan& p, int tile, const Coefficients& k, std::vector<float>& u,
-                    std::vector<float>& v, std::vector<float>& new_u, std::vector<float>& new_v) {
-  const int row0 = p.first_row(tile), col0 = p.first_col(tile);
-  const auto at = [&](const std::vector<float>& field, int r, int c) {
-    return (r < 0 || r >= p.padded_rows || c < 0 || c >= p.shared_pitch) ? 0.0f
-                                                                         : field[p.kept(r, c)];
-  };
-  for (int r = 0; r < p.padded_rows; ++r) {
-    for (int c = 0; c < p.shared_pitch; ++c) {
-      const int row = row0 + r, col = col0 + c;
-      float out_u = 0.0f, out_v = 0.0f;
-      if (p.in_grid(row, col) && c < p.padded_cols) {
-        float box_u = 0.0f, box_v = 0.0f;
-        for (int dr = -1; dr <= 1; ++dr) {
-          for (int dc = -1; dc <= 1; ++dc) {
-            box_u += at(u, r + dr, c + dc);
-            box_v += at(v, r + dr, c + dc);
-          }
-        }
-        const float cells = static_cast<float>(box_cells(row, p.rows) * box_cells(col, p.cols));
-        update_cell(k, u[p.kept(r, c)], v[p.kept(r, c)], box_u, box_v, cells, out_u, out_v);
-      }
-      new_u[p.kept(r, c)] = out_u;
-      new_v[p.kept(r, c)] = out_v;
-    }
-  }
-  u.swap(new_u);
-  v.swap(new_v);
-}
-
-}  // namespace
-
-void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates, int steps,
-                     int threads) {
-  if (steps <= 0) return;
+// The host's run of the kernel for kColumns columns per lane (advance_on_host).
+template <int kColumns>
+void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates, int steps,
+                           int threads) {
   const Coefficients k = make_coefficients(rates);
   const std::size_t kept_size = static_cast<std::size_t>(p.padded_rows) * p.shared_pitch;
   const std::size_t global_size = static_cast<std::size_t>(p.rows) * p.pitch;
@@ -199,13 +469,30 @@ void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates
   std::fill(mailbox_u[0].begin(), mailbox_u[0].end(), poison);
   std::fill(mailbox_v[0].begin(), mailbox_v[0].end(), poison);
 
-  std::vector<float> scratch_u(kept_size), scratch_v(kept_size);
+  // The kernel's warps: each step, every warp reads the rows around its band (the barrier), then
+  // every warp walks its band.
+  const int warps = threads_for(p) / kWarpSize;
+  std::vector<BandEdges<kColumns, HostWarp>> edges(warps);
   int mailbox = 1;
   for (int done = 0; done < steps;) {
     const int burst = std::min(p.halo, steps - done);
     for (int tile = 0; tile < p.tiles(); ++tile) {
+      Lanes column_cells[kColumns], column_present[kColumns];
+      lane_columns<kColumns, HostWarp>(p, tile, column_cells, column_present);
       for (int s = 0; s < burst; ++s) {
-        step_kept_tile(p, tile, k, kept_u[tile], kept_v[tile], scratch_u, scratch_v);
+        for (int warp = 0; warp < warps; ++warp) {
+          int first = 0, end = 0;
+          band_of(p, warp, warps, first, end);
+          read_band_edges<kColumns, HostWarp>(p, kept_u[tile].data(), kept_v[tile].data(), first,
+                                              end, edges[warp]);
+        }
+        // (__syncthreads())
+        for (int warp = 0; warp < warps; ++warp) {
+          int first = 0, end = 0;
+          band_of(p, warp, warps, first, end);
+          walk_band<kColumns, HostWarp>(p, k, tile, kept_u[tile].data(), kept_v[tile].data(), first,
+                                        end, edges[warp], column_cells, column_present);
+        }
       }
     }
     done += burst;
@@ -216,7 +503,7 @@ void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates
         post_edges(p, tile, thread, threads, kept_v[tile].data(), mailbox_v[mailbox].data());
       }
     }
-    // (the grid-wide barrier)
+    // (grid.sync())
     for (int tile = 0; tile < p.tiles(); ++tile) {
       for (int thread = 0; thread < threads; ++thread) {
         collect_halo(p, tile, thread, threads, mailbox_u[mailbox].data(), kept_u[tile].data());
@@ -238,6 +525,23 @@ void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates
   }
 }
 
+}  // namespace
+
+void advance_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates, int steps,
+                     int threads) {
+  if (steps <= 0) return;
+  switch (p.shared_pitch / kWarpSize) {
+    case 2:
+      return advance_tiles_on_host<2>(p, state, rates, steps, threads);
+    case 4:
+      return advance_tiles_on_host<4>(p, state, rates, steps, threads);
+    case 6:
+      return advance_tiles_on_host<6>(p, state, rates, steps, threads);
+    default:
+      return advance_tiles_on_host<8>(p, state, rates, steps, threads);
+  }
+}
+
 }  // namespace on_chip
 
 #if GS_HAVE_CUDA
@@ -246,69 +550,11 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr unsigned kFullWarp = 0xffffffffu;
-
-// Threads per block for `columns` columns per lane: as many warps as the registers allow (each
-// lane holds a few rows of its columns for both fields), so that shared-memory latency hides.
-template <int kColumns>
-constexpr int max_threads() {
-  return kColumns >= 8 ? 512 : kColumns >= 6 ? 640 : kColumns >= 4 ? 768 : 1024;
-}
-
-// A lane's kColumns consecutive kept columns of one row, in 16- or 8-byte accesses.
-template <int kColumns>
-__device__ __forceinline__ void load_row(const float* row, int col, float (&out)[kColumns]) {
-  if constexpr (kColumns % 4 == 0) {
-#pragma unroll
-    for (int j = 0; j < kColumns; j += 4) {
-      const float4 q = *reinterpret_cast<const float4*>(row + col + j);
-      out[j] = q.x, out[j + 1] = q.y, out[j + 2] = q.z, out[j + 3] = q.w;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kColumns; j += 2) {
-      const float2 q = *reinterpret_cast<const float2*>(row + col + j);
-      out[j] = q.x, out[j + 1] = q.y;
-    }
-  }
-}
-
-template <int kColumns>
-__device__ __forceinline__ void store_row(float* row, int col, const float (&in)[kColumns]) {
-  if constexpr (kColumns % 4 == 0) {
-#pragma unroll
-    for (int j = 0; j < kColumns; j += 4) {
-      *reinterpret_cast<float4*>(row + col + j) =
-          make_float4(in[j], in[j + 1], in[j + 2], in[j + 3]);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kColumns; j += 2) {
-      *reinterpret_cast<float2*>(row + col + j) = make_float2(in[j], in[j + 1]);
-    }
-  }
-}
-
-// Each column's sum over its row neighbourhood (left, itself, right). The warp spans the whole
-// kept width, so the lane's outer neighbours come from the next lanes, and past the warp is 0.
-template <int kColumns>
-__device__ __forceinline__ void row_sums(const float (&a)[kColumns], float (&sums)[kColumns]) {
-  float left = __shfl_up_sync(kFullWarp, a[kColumns - 1], 1);
-  float right = __shfl_down_sync(kFullWarp, a[0], 1);
-  const int lane = threadIdx.x % 32;
-  if (lane == 0) left = 0.0f;
-  if (lane == 31) right = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kColumns; ++j) {
-    sums[j] = (j == 0 ? left : a[j - 1]) + a[j] + (j == kColumns - 1 ? right : a[j + 1]);
-  }
-}
-
 // One launch advances the state by `steps` (a frame). The state is in the buffers (u0, v0); the
 // exchanges post into (u1, v1), then (u0, v0), alternately, and the tiles are written back into
 // the buffer the next exchange would have used (see OnChipStepper::advance).
 template <int kColumns>
-__global__ void __launch_bounds__(max_threads<kColumns>(), 1)
+__global__ void __launch_bounds__(max_threads(kColumns), 1)
     on_chip_kernel(TilePlan p, Coefficients k, float* u0, float* v0, float* u1, float* v1,
                    int steps) {
   cg::grid_group grid = cg::this_grid();
@@ -328,86 +574,20 @@ __global__ void __launch_bounds__(max_threads<kColumns>(), 1)
   }
   __syncthreads();
 
-  // This warp's band of rows [first, end) and this lane's columns.
-  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  const int base = p.padded_rows / warps, extra = p.padded_rows % warps;
-  const int first = warp * base + min(warp, extra);
-  const int end = first + base + (warp < extra ? 1 : 0);
-  const int c = (threadIdx.x % 32) * kColumns;
-  float column_cells[kColumns];
-  bool column_present[kColumns];
-#pragma unroll
-  for (int j = 0; j < kColumns; ++j) {
-    column_cells[j] = static_cast<float>(box_cells(col0 + c + j, p.cols));
-    column_present[j] = c + j < p.padded_cols && col0 + c + j >= 0 && col0 + c + j < p.cols;
-  }
+  int first = 0, end = 0;
+  band_of(p, threadIdx.x / kWarpSize, blockDim.x / kWarpSize, first, end);
+  float column_cells[kColumns], column_present[kColumns];
+  lane_columns<kColumns, DeviceWarp>(p, tile, column_cells, column_present);
 
   int mailbox = 1;
   for (int done = 0; done < steps;) {
     const int burst = min(p.halo, steps - done);
     for (int s = 0; s < burst; ++s) {
-      // The row sums just above and below the band: other warps' rows, read before anyone writes.
-      float a[kColumns];
-      float above_u[kColumns], above_v[kColumns], below_u[kColumns], below_v[kColumns];
-#pragma unroll
-      for (int j = 0; j < kColumns; ++j) above_u[j] = above_v[j] = below_u[j] = below_v[j] = 0.0f;
-      if (first > 0) {
-        load_row<kColumns>(kept_u + p.kept(first - 1, 0), c, a);
-        row_sums<kColumns>(a, above_u);
-        load_row<kColumns>(kept_v + p.kept(first - 1, 0), c, a);
-        row_sums<kColumns>(a, above_v);
-      }
-      if (end < p.padded_rows) {
-        load_row<kColumns>(kept_u + p.kept(end, 0), c, a);
-        row_sums<kColumns>(a, below_u);
-        load_row<kColumns>(kept_v + p.kept(end, 0), c, a);
-        row_sums<kColumns>(a, below_v);
-      }
-      __syncthreads();
-      // Down the band in place: row r is written once row r + 1 is read; the old row r lives on
-      // in registers as the next row's "above".
-      float sum_above_u[kColumns], sum_above_v[kColumns], u[kColumns], v[kColumns];
-      float sum_u[kColumns], sum_v[kColumns];
-#pragma unroll
-      for (int j = 0; j < kColumns; ++j) sum_above_u[j] = above_u[j], sum_above_v[j] = above_v[j];
-      load_row<kColumns>(kept_u + p.kept(first, 0), c, u);
-      load_row<kColumns>(kept_v + p.kept(first, 0), c, v);
-      row_sums<kColumns>(u, sum_u);
-      row_sums<kColumns>(v, sum_v);
-      for (int r = first; r < end; ++r) {
-        float next_u[kColumns], next_v[kColumns], sum_below_u[kColumns], sum_below_v[kColumns];
-        if (r + 1 < end) {
-          load_row<kColumns>(kept_u + p.kept(r + 1, 0), c, next_u);
-          load_row<kColumns>(kept_v + p.kept(r + 1, 0), c, next_v);
-          row_sums<kColumns>(next_u, sum_below_u);
-          row_sums<kColumns>(next_v, sum_below_v);
-        } else {
-#pragma unroll
-          for (int j = 0; j < kColumns; ++j) {
-            next_u[j] = next_v[j] = 0.0f;
-            sum_below_u[j] = below_u[j], sum_below_v[j] = below_v[j];
-          }
-        }
-        const int row = row0 + r;
-        const bool row_present = row >= 0 && row < p.rows;
-        const float row_cells = static_cast<float>(box_cells(row, p.rows));
-        float new_u[kColumns], new_v[kColumns];
-#pragma unroll
-        for (int j = 0; j < kColumns; ++j) {
-          update_cell(k, u[j], v[j], sum_above_u[j] + sum_u[j] + sum_below_u[j],
-                      sum_above_v[j] + sum_v[j] + sum_below_v[j], row_cells * column_cells[j],
-                      new_u[j], new_v[j]);
-          if (!(row_present && column_present[j])) new_u[j] = new_v[j] = 0.0f;  // absent
-        }
-        store_row<kColumns>(kept_u + p.kept(r, 0), c, new_u);
-        store_row<kColumns>(kept_v + p.kept(r, 0), c, new_v);
-#pragma unroll
-        for (int j = 0; j < kColumns; ++j) {
-          sum_above_u[j] = sum_u[j], sum_above_v[j] = sum_v[j];
-          sum_u[j] = sum_below_u[j], sum_v[j] = sum_below_v[j];
-          u[j] = next_u[j], v[j] = next_v[j];
-        }
-      }
+      BandEdges<kColumns, DeviceWarp> edges;
+      read_band_edges<kColumns, DeviceWarp>(p, kept_u, kept_v, first, end, edges);
+      __syncthreads();  // every warp has read the rows around its band: now anyone may write
+      walk_band<kColumns, DeviceWarp>(p, k, tile, kept_u, kept_v, first, end, edges, column_cells,
+                                      column_present);
       __syncthreads();
     }
     done += burst;
@@ -428,11 +608,11 @@ __global__ void __launch_bounds__(max_threads<kColumns>(), 1)
   float* out_u = mailbox == 1 ? u1 : u0;
   float* out_v = mailbox == 1 ? v1 : v0;
   for (int i = threadIdx.x; i < p.tile_rows * p.tile_cols; i += blockDim.x) {
-    const int r = p.halo + i / p.tile_cols, c_owned = p.halo + i % p.tile_cols;
-    const int row = row0 + r, col = col0 + c_owned;
+    const int r = p.halo + i / p.tile_cols, c = p.halo + i % p.tile_cols;
+    const int row = row0 + r, col = col0 + c;
     if (!p.in_grid(row, col)) continue;
-    out_u[p.global(row, col)] = kept_u[p.kept(r, c_owned)];
-    out_v[p.global(row, col)] = kept_v[p.kept(r, c_owned)];
+    out_u[p.global(row, col)] = kept_u[p.kept(r, c)];
+    out_v[p.global(row, col)] = kept_v[p.kept(r, c)];
   }
 }
 
@@ -443,20 +623,16 @@ struct KernelChoice {
 };
 
 KernelChoice choose_kernel(const TilePlan& p) {
-  const int warps_of_rows = p.padded_rows;  // at least one row per warp
-  switch (p.shared_pitch / 32) {
+  const int threads = threads_for(p);
+  switch (p.shared_pitch / kWarpSize) {
     case 2:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<2>),
-              std::min(max_threads<2>(), 32 * warps_of_rows)};
+      return {reinterpret_cast<const void*>(&on_chip_kernel<2>), threads};
     case 4:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<4>),
-              std::min(max_threads<4>(), 32 * warps_of_rows)};
+      return {reinterpret_cast<const void*>(&on_chip_kernel<4>), threads};
     case 6:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<6>),
-              std::min(max_threads<6>(), 32 * warps_of_rows)};
+      return {reinterpret_cast<const void*>(&on_chip_kernel<6>), threads};
     default:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<8>),
-              std::min(max_threads<8>(), 32 * warps_of_rows)};
+      return {reinterpret_cast<const void*>(&on_chip_kernel<8>), threads};
   }
 }
 

@@ -1,7 +1,7 @@
 // Lesson 11's interface beyond its steppers, for its tests: the cut of a grid into tiles that
-// fit the chip, and the same run the kernel makes, made on the host tile by tile (the tiles kept
-// apart, the exchange through a mailbox, the barrier between posting and collecting), which is
-// how the learner's exchange is graded on a machine without a GPU.
+// fit the chip, and the run the kernel makes, made on the host with the kernel's own code for
+// the warps (the tiles kept apart, the exchange through a mailbox, the barriers' order), which
+// is how the kernel's walk and the learner's exchange are checked on a machine without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +30,12 @@ std::optional<TilePlan> plan_tiles(int rows, int cols, int halo, int blocks,
 /// @brief Shared memory a block of @p plan keeps: both fields, plan.padded_rows x shared_pitch.
 std::int64_t kept_bytes(const TilePlan& plan);
 
-/// @brief Advances @p state by @p steps as the kernel does with @p plan: every tile kept apart
-///        with its halo, plan.halo steps at a time, then post_edges() of every tile into the
-///        mailbox, and collect_halo() of every tile from it, each by @p threads pretend threads.
-///        The mailboxes alternate between two buffers as the kernel's do.
+/// @brief Advances @p state by @p steps as the kernel does with @p plan, with the kernel's own
+///        code: every tile kept apart with its halo; plan.halo steps at a time, each step every
+///        warp reading the rows around its band, then every warp walking its band (a warp's 32
+///        lanes in lockstep); then post_edges() of every tile into the mailbox and
+///        collect_halo() of every tile from it, each by @p threads pretend threads. The
+///        mailboxes alternate between two buffers as the kernel's do.
 void advance_on_host(const TilePlan& plan, gs::State& state, const gs::Rates& rates, int steps,
                      int threads = 3);
 
