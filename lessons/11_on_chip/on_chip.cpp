@@ -564,18 +564,21 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
   const int tile = blockIdx.x;
   const int row0 = p.first_row(tile), col0 = p.first_col(tile);
 
-  // The kept tile, once (cells outside the grid and past the kept width: 0).
-  for (int i = threadIdx.x; i < p.padded_rows * p.shared_pitch; i += blockDim.x) {
-    const int r = i / p.shared_pitch, c = i % p.shared_pitch;
-    const int row = row0 + r, col = col0 + c;
-    const bool present = c < p.padded_cols && p.in_grid(row, col);
-    kept_u[i] = present ? u0[p.global(row, col)] : 0.0f;
-    kept_v[i] = present ? v0[p.global(row, col)] : 0.0f;
+  // The kept tile, once (cells outside the grid and past the kept width: 0): a warp per row, so
+  // that the loads of a warp are consecutive columns.
+  const int lane = threadIdx.x % kWarpSize, warps = blockDim.x / kWarpSize;
+  for (int r = threadIdx.x / kWarpSize; r < p.padded_rows; r += warps) {
+    for (int c = lane; c < p.shared_pitch; c += kWarpSize) {
+      const int row = row0 + r, col = col0 + c;
+      const bool present = c < p.padded_cols && p.in_grid(row, col);
+      kept_u[p.kept(r, c)] = present ? u0[p.global(row, col)] : 0.0f;
+      kept_v[p.kept(r, c)] = present ? v0[p.global(row, col)] : 0.0f;
+    }
   }
   __syncthreads();
 
   int first = 0, end = 0;
-  band_of(p, threadIdx.x / kWarpSize, blockDim.x / kWarpSize, first, end);
+  band_of(p, threadIdx.x / kWarpSize, warps, first, end);
   float column_cells[kColumns], column_present[kColumns];
   lane_columns<kColumns, DeviceWarp>(p, tile, column_cells, column_present);
 
@@ -607,12 +610,13 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
   // collects from it (the last collection read the other one).
   float* out_u = mailbox == 1 ? u1 : u0;
   float* out_v = mailbox == 1 ? v1 : v0;
-  for (int i = threadIdx.x; i < p.tile_rows * p.tile_cols; i += blockDim.x) {
-    const int r = p.halo + i / p.tile_cols, c = p.halo + i % p.tile_cols;
-    const int row = row0 + r, col = col0 + c;
-    if (!p.in_grid(row, col)) continue;
-    out_u[p.global(row, col)] = kept_u[p.kept(r, c)];
-    out_v[p.global(row, col)] = kept_v[p.kept(r, c)];
+  for (int r = p.halo + threadIdx.x / kWarpSize; r < p.halo + p.tile_rows; r += warps) {
+    for (int c = p.halo + lane; c < p.halo + p.tile_cols; c += kWarpSize) {
+      const int row = row0 + r, col = col0 + c;
+      if (!p.in_grid(row, col)) continue;
+      out_u[p.global(row, col)] = kept_u[p.kept(r, c)];
+      out_v[p.global(row, col)] = kept_v[p.kept(r, c)];
+    }
   }
 }
 
