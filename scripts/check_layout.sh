@@ -6,7 +6,8 @@
 #    and differ from the solution;
 #  - each learner file stays small (at most 150 lines);
 #  - floors run one way: nothing in lessons/ or solutions/ names apps/ (a lesson includes only
-#    common/ and its own folder; the registry's interface is common/'s gs/registry.hpp).
+#    common/ and its own folder; the registry's interface is common/'s gs/registry.hpp), and
+#    within common/ no library includes a header of a floor above it (check_common_floors.py).
 # The lesson list comes from the build (<build>/lessons.tsv, written by cmake/GsLesson.cmake).
 # That each shipped exercise fails its tests is a CTest test of its own (label selftest).
 set -uo pipefail
@@ -39,6 +40,8 @@ done < "$manifest"
 if upward=$(grep -rn "apps/" lessons solutions); then
   echo "$upward" | sed 's/^/FAIL (a lesson names apps\/, the floor above it) /'; status=1
 fi
+# common/'s own floors (docs/ARCHITECTURE.md): no library includes a header of a floor above it.
+python3 scripts/check_common_floors.py || status=1
 for file in solutions/*/*; do
   [ -n "${expected_files[$file]:-}" ] || { echo "FAIL $file: solutions/ holds only the learner's files of built lessons"; status=1; }
 done

@@ -20,7 +20,7 @@
 #include <sstream>
 #include <utility>
 
-#include "gs/report.hpp"
+#include "gs/format.hpp"
 
 namespace gs {
 

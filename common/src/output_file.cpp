@@ -31,7 +31,7 @@
 #include <utility>
 
 #include "gs/interrupt.hpp"
-#include "gs/report.hpp"
+#include "gs/format.hpp"
 
 namespace gs {
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "gs/format.hpp"  // si(), which the reports' users also call
 #include "gs/output_file.hpp"
 #include "gs/params.hpp"
 
@@ -68,9 +69,6 @@ void print_report(std::ostream& out, const RunResult& result);
 ///        disk_wait_seconds) to @p out.
 void print_json(std::ostream& out, const RunResult& result);
 
-/// @brief Formats a count with an SI prefix and @p unit, e.g. "2.07 G" + "cell-updates/s".
-std::string si(double value, const std::string& unit);
-
 /// @brief The columns of every measurement file of the course (docs/data/*.csv): what
 ///        gs_benchmark, the lessons' benchmarks and benchmarks/peers/run.sh append and
 ///        tools/charts.py reads.
@@ -98,15 +96,5 @@ std::string cpu_model();
 
 /// @brief Today's date in UTC as YYYY-MM-DD: the date every measurement is labelled with.
 std::string today_utc();
-
-/// @brief @p text made safe to print on a terminal: what a file says (an attribute, a name, an
-///        HDF5 message quoting them) can hold escape sequences that move the cursor, rewrite the
-///        screen or set the window's title. Printable ASCII and well-formed UTF-8 are kept; a
-///        control character becomes `\n`, `\t`, `\r` or `\xNN` (ESC is `\x1b`), a byte that is
-///        not UTF-8 `\xNN`, a C1 control or a character that reorders or breaks lines (U+0080 to
-///        U+009F, U+200E/F, U+202A to U+202E, U+2066 to U+2069, U+2028/9) `\u{XXXX}`, and a
-///        backslash `\\`, so that the result reads back unambiguously. Use it wherever a file's
-///        text reaches the terminal.
-std::string printable(const std::string& text);
 
 }  // namespace gs
