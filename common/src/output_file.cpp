@@ -30,8 +30,8 @@
 #include <tuple>
 #include <utility>
 
-#include "gs/interrupt.hpp"
 #include "gs/format.hpp"
+#include "gs/interrupt.hpp"
 
 namespace gs {
 namespace fs = std::filesystem;
