@@ -11,6 +11,7 @@ GPU or without CuPy, PyTorch or JAX.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import re
@@ -237,25 +238,320 @@ class TestCorrectness:
         sim.advance(3)
         assert np.isfinite(sim.u).all()
 
+
+# ------------------------------------------------------------------------------------------------
+# DLPack on the CPU: the caller's arrays read where they lie (the learner's from_dlpack.hpp)
+# ------------------------------------------------------------------------------------------------
+
+
+class DLPackOnly:
+    """A NumPy array seen only through DLPack (NumPy's own __dlpack__ and __dlpack_device__), as
+    a PyTorch CPU tensor is: not an ndarray, so the module cannot take NumPy's buffer instead.
+    Records the stream of each __dlpack__ call; NumPy refuses any but None, as DLPack says of a
+    CPU array."""
+
+    def __init__(self, array):
+        self.array = array
+        self.streams = []
+
+    def __dlpack__(self, stream=None, **kwargs):
+        self.streams.append(stream)
+        return self.array.__dlpack__() if stream is None else self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):  # dlpack.h's DLManagedTensor, as in DLPack 0.6 to 1.x
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class HandMadeDLPack:
+    """A DLPack producer written here with ctypes, over memory a NumPy array owns, that says what
+    NumPy never does: a byte offset, no strides (DLPack's compact row-major), strides of our
+    choosing, another device type, bfloat16 or vector lanes, no shape, a used capsule. Its capsule
+    has no destructor and its tensor no deleter: this object keeps both alive. Records the stream
+    of each __dlpack__ call."""
+
+    def __init__(self, memory, shape, strides=None, byte_offset=0, dtype=(2, 32, 1),
+                 device=(1, 0), capsule_name=b"dltensor", ndim=None):
+        self.memory = memory
+        self.device = device
+        self.capsule_name = capsule_name
+        self.streams = []
+        self._managed = _DLManagedTensor()
+        tensor = self._managed.dl_tensor
+        tensor.data = memory.ctypes.data
+        tensor.device = _DLDevice(*device)
+        tensor.ndim = len(shape) if ndim is None else ndim
+        tensor.dtype = _DLDataType(*dtype)
+        if shape is not None:
+            self._shape = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+            tensor.shape = ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64))
+        if strides is not None:
+            self._strides = (ctypes.c_int64 * len(strides))(*strides)
+            tensor.strides = ctypes.cast(self._strides, ctypes.POINTER(ctypes.c_int64))
+        tensor.byte_offset = byte_offset
+
+    def __dlpack__(self, stream=None, **kwargs):
+        self.streams.append(stream)
+        return _capsule_new(ctypes.addressof(self._managed), self.capsule_name, None)
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def require_dlpack() -> None:
+    if not grayscott.build["dlpack"]:
+        pytest.skip("this module was built without dlpack.h: no DLPack path to grade")
+
+
+def without_zero_copy(u, v, steps, name):
+    """The same implementation's numbers for (u, v), on its own copy of them (Simulation.load)."""
+    sim = grayscott.Simulation(*u.shape, name)
+    sim.load(u, v)
+    sim.advance(steps)
+    return sim.fetch()
+
+
+class TestDLPack:
+    def stepper(self, rows=17, cols=33):
+        return grayscott.Stepper(rows, cols, "reference")
+
+    @pytest.mark.parametrize("name", sorted({"reference", cpu_names()[0]}))
+    @pytest.mark.parametrize("rows,cols", ODD_GRIDS)
+    def test_numpy_arrays_through_dlpack_in_place(self, name, rows, cols):
+        require_dlpack()
+        u, v = random_state(rows, cols, seed=3 * rows + cols)
+        expected = oracle(u, v, 9)
+        copied = without_zero_copy(u, v, 9, name)
+        held_u, held_v = DLPackOnly(u), DLPackOnly(v)
+        returned = grayscott.Stepper(rows, cols, name).advance(held_u, held_v, 9)
+        assert returned[0] is held_u and returned[1] is held_v
+        assert held_u.streams == [None] and held_v.streams == [None], (
+            f"a CPU array is asked for with no stream: got {held_u.streams}, {held_v.streams}")
+        assert_matches(u, expected[0], f"{name} u through DLPack, {rows}x{cols}, 9 steps")
+        assert_matches(v, expected[1], f"{name} v through DLPack, {rows}x{cols}, 9 steps")
+        assert np.array_equal(u, copied[0]) and np.array_equal(v, copied[1]), (
+            f"{name}: the caller's arrays advanced through DLPack differ from the same steps on "
+            "the module's own copy")
+
     def test_dlpack_host_arrays_in_place(self):
-        if not grayscott.build["dlpack"]:
-            pytest.skip("this module was built without dlpack.h")
-
-        class DLPackOnly:  # a host array seen only through DLPack, as a PyTorch CPU tensor is
-            def __init__(self, array):
-                self.array = array
-
-            def __dlpack__(self, stream=None, **kwargs):
-                return self.array.__dlpack__()
-
-            def __dlpack_device__(self):
-                return self.array.__dlpack_device__()
-
+        require_dlpack()
         u, v = random_state(17, 33)
         expected = oracle(u, v, 5)
-        grayscott.Stepper(17, 33, "reference").advance(DLPackOnly(u), DLPackOnly(v), 5)
+        self.stepper().advance(DLPackOnly(u), DLPackOnly(v), 5)
         assert_matches(u, expected[0], "u in place through DLPack")
         assert_matches(v, expected[1], "v in place through DLPack")
+
+    def test_no_copy_the_module_writes_the_callers_memory(self):
+        require_dlpack()
+        u, v = random_state(17, 33, seed=23)
+        address, row = u.ctypes.data, u[4]  # a view of the caller's row 4
+        before = row.copy()
+        grayscott.reset_transfer_counters()
+        self.stepper().advance(DLPackOnly(u), DLPackOnly(v), 3)
+        through_dlpack = grayscott.transfer_counters()
+        assert u.ctypes.data == address
+        assert not np.array_equal(row, before), "the caller's memory was not written"
+        same_u, same_v = random_state(17, 33, seed=23)
+        grayscott.reset_transfer_counters()
+        self.stepper().advance(same_u, same_v, 3)  # NumPy's buffer: the lesson's zero-copy
+        assert through_dlpack == grayscott.transfer_counters(), (
+            "DLPack made copies that NumPy's buffer does not")
+        assert np.array_equal(u, same_u) and np.array_equal(v, same_v)
+
+    def test_rows_apart_leave_the_poisoned_padding_alone(self):
+        require_dlpack()
+        u0, v0 = random_state(17, 33, seed=11)
+        wide_u, u = pitched(u0)
+        wide_v, v = pitched(v0)
+        self.stepper().advance(DLPackOnly(u), DLPackOnly(v), 6)
+        expected = oracle(u0, v0, 6)
+        assert_matches(u, expected[0], "u through DLPack, rows 38 floats apart")
+        assert_matches(v, expected[1], "v through DLPack, rows 38 floats apart")
+        assert np.isnan(wide_u[:, 33:]).all() and np.isnan(wide_v[:, 33:]).all(), (
+            "the padding between the rows was written")
+
+    @pytest.mark.parametrize("rows,cols", [(1, 7), (7, 1), (17, 33)])
+    def test_byte_offset_and_implicit_strides(self, rows, cols):
+        # The first cell 3 floats past the data pointer, no strides: exactly the cells described
+        # are advanced, in the caller's memory; the NaN around them stays.
+        require_dlpack()
+        u0, v0 = random_state(rows, cols, seed=5)
+        cells, before = rows * cols, 3
+        memories, producers = [], []
+        for field in (u0, v0):
+            memory = np.full(before + cells + 4, np.nan, dtype=np.float32)
+            memory[before:before + cells] = field.ravel()
+            memories.append(memory)
+            producers.append(HandMadeDLPack(memory, (rows, cols), byte_offset=4 * before))
+        self.stepper(rows, cols).advance(*producers, 4)
+        expected = oracle(u0, v0, 4)
+        for memory, want, what in zip(memories, expected, "uv"):
+            assert_matches(memory[before:before + cells].reshape(rows, cols), want,
+                           f"{what}, {rows}x{cols}, 12 bytes past the data pointer, no strides")
+            assert np.isnan(memory[:before]).all() and np.isnan(memory[before + cells:]).all(), (
+                f"{what}: memory outside the tensor was written")
+
+    def test_strides_are_in_elements(self):
+        require_dlpack()
+        u0, v0 = random_state(17, 33, seed=13)
+        memories = [np.full((17, 40), np.nan, dtype=np.float32) for _ in range(2)]
+        for memory, field in zip(memories, (u0, v0)):
+            memory[:, :33] = field
+        self.stepper().advance(*(HandMadeDLPack(m, (17, 33), strides=(40, 1)) for m in memories),
+                               3)
+        expected = oracle(u0, v0, 3)
+        for memory, want, what in zip(memories, expected, "uv"):
+            assert_matches(memory[:, :33], want, f"{what}, strides (40, 1) in elements")
+            assert np.isnan(memory[:, 33:]).all(), f"{what}: the padding was written"
+
+    def test_dtype_and_dimensions_refused_by_name(self):
+        require_dlpack()
+        u, v = random_state(17, 33)
+        kept = v.copy()
+        for producer, pattern in [
+            (DLPackOnly(u.astype(np.float64)), r"u has dtype float64; the fields are float32"),
+            (DLPackOnly(u.astype(np.int32)), r"u has dtype int32"),
+            (DLPackOnly(u.astype(np.uint16)), r"u has dtype uint16"),
+            (DLPackOnly(u.astype(np.complex64)), r"u has dtype complex64"),
+            (HandMadeDLPack(u, (17, 33), dtype=(4, 16, 1)), r"u has dtype bfloat16"),
+            (HandMadeDLPack(u, (17, 33), dtype=(2, 32, 2)), r"u has dtype float32 x 2 lanes"),
+            (DLPackOnly(u[None]), r"u has 3 dimension\(s\); a field has 2"),
+            (DLPackOnly(u.ravel()), r"u has 1 dimension\(s\)"),
+            (DLPackOnly(u[:, :32]), r"u has shape \(17, 32\); this grid is \(17, 33\)"),
+        ]:
+            with pytest.raises(ValueError, match=pattern):
+                self.stepper().advance(producer, v, 1)
+        assert np.array_equal(v, kept), "a refused call changed v"
+
+    def test_strides_refused_by_name(self):
+        require_dlpack()
+        u, v = random_state(17, 33)
+        wide = np.zeros((17, 66), dtype=np.float32)
+        for producer, pattern in [
+            (DLPackOnly(np.asfortranarray(u)), r"u has strides \(1, 17\)"),
+            (DLPackOnly(wide[:, ::2]), r"u has strides \(66, 2\) in cells"),
+            (DLPackOnly(u[::-1]), r"u has strides \(-33, 1\)"),
+            (HandMadeDLPack(u, (17, 33), strides=(0, 1)), r"u has strides \(0, 1\)"),
+        ]:
+            with pytest.raises(ValueError, match=pattern):
+                self.stepper().advance(producer, v, 1)
+
+    def test_where_the_memory_lives(self):
+        require_dlpack()
+        u, v = random_state(17, 33)
+        expected = oracle(u, v, 2)
+        # Pinned host memory (kDLCUDAHost, 3) is host memory: advanced in place, no stream.
+        pinned = [HandMadeDLPack(a, (17, 33), device=(3, 0)) for a in (u, v)]
+        self.stepper().advance(*pinned, 2)
+        assert_matches(u, expected[0], "u as pinned host memory")
+        assert pinned[0].streams == [None]
+        # Another accelerator's memory (OpenCL, 4) and CUDA managed memory (13): refused, named.
+        for device_type in (4, 13):
+            with pytest.raises(ValueError, match=rf"u lives in .*\b{device_type}\b"):
+                self.stepper().advance(HandMadeDLPack(u, (17, 33), device=(device_type, 0)), v, 1)
+
+    @pytest.mark.parametrize("given,asked", [(None, 1), (0, 1), (1, 1), (2, 2), (0x5000, 0x5000)])
+    def test_a_cuda_tensor_is_asked_for_on_the_callers_stream(self, given, asked):
+        # A CUDA tensor (kDLCUDA, 2) is asked for on the caller's stream, the legacy default one
+        # (1) when none is known; the CPU implementation then refuses it, so the memory it
+        # describes (host memory here) is never touched, and no GPU is needed.
+        require_dlpack()
+        u, v = random_state(17, 33)
+        producer = HandMadeDLPack(u, (17, 33), device=(2, 0))
+        with pytest.raises(ValueError, match=r"u is on cuda:0 but 'reference' computes on the CPU"):
+            self.stepper().advance(producer, v, 1, stream=given)
+        assert producer.streams == [asked], f"stream={given!r}: __dlpack__ got {producer.streams}"
+
+    def test_advanced_only_reads_dlpack_inputs(self):
+        require_dlpack()
+        u, v = random_state(17, 33, seed=29)
+        before = (u.copy(), v.copy())
+        new_u, new_v = self.stepper().advanced(DLPackOnly(u), DLPackOnly(v), 5)
+        expected = oracle(before[0], before[1], 5)
+        assert isinstance(new_u, np.ndarray) and new_u.dtype == np.float32
+        assert_matches(new_u, expected[0], "advanced() u from DLPack inputs")
+        assert_matches(new_v, expected[1], "advanced() v from DLPack inputs")
+        assert np.array_equal(u, before[0]) and np.array_equal(v, before[1])
+
+    def test_load_takes_dlpack_arrays(self):
+        require_dlpack()
+        u, v = random_state(17, 33, seed=31)
+        expected = oracle(u, v, 4)
+        sim = grayscott.Simulation(17, 33, "reference")
+        sim.load(DLPackOnly(u), DLPackOnly(v))
+        u[:] = np.nan  # load() copies: the caller may change its arrays afterwards
+        sim.advance(4)
+        assert_matches(sim.u, expected[0], "u loaded through DLPack")
+        assert_matches(sim.v, expected[1], "v loaded through DLPack")
+
+    def test_a_jax_array_is_never_written(self):
+        require_dlpack()
+        u, v = random_state(17, 33)
+        jax_like = type("ArrayImpl", (DLPackOnly,), {"__module__": "jaxlib.xla_extension"})
+        with pytest.raises(ValueError, match=r"u is read-only \(a JAX array"):
+            self.stepper().advance(jax_like(u), v, 1)
+
+    def test_unreadable_descriptions_refused(self):
+        # In a fresh interpreter: a read that trusts a capsule it could not open, or a shape that
+        # is not there, crashes the process, which must fail this test and not end the suite.
+        require_dlpack()
+        result = run_python(f"""
+            import sys
+            sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+            import grayscott
+            from test_lesson10 import HandMadeDLPack, random_state
+            u, v = random_state(17, 33)
+            stepper = grayscott.Stepper(17, 33, "reference")
+            for label, producer in [
+                    ("used", HandMadeDLPack(u, (17, 33), capsule_name=b"used_dltensor")),
+                    ("shapeless", HandMadeDLPack(u, None, ndim=2))]:
+                try:
+                    stepper.advance(producer, v, 1)
+                    print(label, "accepted")
+                except Exception as error:
+                    print(label, type(error).__name__, error)
+        """, timeout=120)
+        assert result.returncode == 0, (
+            f"the interpreter ended with status {result.returncode}: {result.stderr[-2000:]}")
+        said = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+        assert re.match(r"TypeError .*\bu\b.*DLPack capsule", said.get("used", "")), (
+            f"a capsule named 'used_dltensor': {said.get('used')}")
+        assert re.match(r"ValueError .*\bu\b.*shape", said.get("shapeless", "")), (
+            f"a tensor of 2 dimensions without a shape: {said.get('shapeless')}")
+        u, v = random_state(17, 33)
+
+        class Refusing:  # the producer's own refusal reaches the caller as it is
+            def __dlpack__(self, stream=None, **kwargs):
+                raise BufferError("this producer exports nothing")
+
+            def __dlpack_device__(self):
+                return (1, 0)
+
+        with pytest.raises(BufferError, match="this producer exports nothing"):
+            self.stepper().advance(Refusing(), v, 1)
 
 
 # ------------------------------------------------------------------------------------------------

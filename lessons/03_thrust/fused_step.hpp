@@ -63,9 +63,12 @@ inline void fused_transform(const thrust::device_vector<float>& u,
                             thrust::device_vector<float>& u_next,
                             thrust::device_vector<float>& v_next, int rows, int cols,
                             const Rates& rates) {
-  // TODO(lesson 03): one thrust::transform over every cell that writes FusedCellUpdate's pair
-  // into u_next and v_next in the same pass, with the policy on_device(). As shipped the next
-  // buffers receive a copy of the current fields, so nothing ever changes.
+  // TODO(lesson 03): the whole step as one parallel pass over the cells, each cell's new pair
+  // (FusedCellUpdate) landing in u_next and v_next together: every neighbourhood is then read
+  // once and no temporary field is written, which is what the fused step saves against the
+  // array style's many passes; on the course's policy (on_device()), so that no step waits for
+  // the GPU before the next is queued. As shipped the next buffers receive a copy of the current
+  // fields, so nothing ever changes.
   (void)rows;
   (void)cols;
   (void)rates;

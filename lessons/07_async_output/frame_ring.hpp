@@ -58,11 +58,13 @@ class FrameRing {
 inline void queue_frame_copy(cudaStream_t copy_stream, cudaEvent_t snapshot_ready,
                              const void* device_slot, void* host_slot, std::size_t bytes,
                              cudaEvent_t copy_started, cudaEvent_t copied) {
-  // TODO(lesson 07): queue on copy_stream, without making the host wait, the copy of `bytes`
-  // from device_slot into host_slot: it must not start before the compute stream has made the
-  // snapshot (snapshot_ready); copy_started marks when it starts, `copied` when its bytes are in
-  // host memory (the writer waits for that one). Check every CUDA call. As shipped nothing is
-  // copied.
+  // TODO(lesson 07): this frame's download, overlapped with the computing that follows: `bytes`
+  // from device_slot into host_slot, on copy_stream, while the host goes on queueing the next
+  // frame's steps (it does not wait here). The copy must read the snapshot only once the compute
+  // stream has made it (snapshot_ready); copy_started must say when the copy began and `copied`
+  // when its bytes are in host memory: the run times each copy between the two, and the writer
+  // reads the slot only after `copied`. A failing CUDA call must not pass unnoticed. As shipped
+  // nothing is copied.
   (void)copy_stream, (void)snapshot_ready, (void)device_slot, (void)host_slot, (void)bytes,
       (void)copy_started, (void)copied;
 }

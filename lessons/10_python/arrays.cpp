@@ -1,5 +1,6 @@
-// Lesson 10's arrays (arrays.hpp says what is here): reading NumPy, DLPack and CUDA array
-// interface arrays without a copy, the counted copies, streams, and the module's device arrays.
+// Lesson 10's arrays (arrays.hpp says what is here): reading NumPy and CUDA array interface
+// arrays without a copy (DLPack arrays: the learner's from_dlpack()), the counted copies, streams,
+// and the module's device arrays.
 #include "arrays.hpp"
 
 #include <algorithm>
@@ -97,79 +98,9 @@ ArrayInfo read_numpy(const py::array& array) {
 }
 
 #if GS_HAVE_DLPACK
-HeldArray read_dlpack(py::handle object, const CallerStream& stream) {
-  HeldArray held;
-  ArrayInfo& info = held.info;
-  info.protocol = "DLPack";
-  const py::tuple device = object.attr("__dlpack_device__")();
-  const int device_type = device[0].cast<int>();
-  // The consumer names the stream it will use the data on (1: the legacy default stream); the
-  // producer makes that stream wait for its own work. A CPU array takes no stream.
-  py::object capsule;
-  if (device_type == kDLCUDA) {
-    std::intptr_t handle = 1;
-    if (stream.known && stream.handle != nullptr)
-      handle = reinterpret_cast<std::intptr_t>(stream.handle);
-    capsule = object.attr("__dlpack__")(py::arg("stream") = handle);
-  } else {
-    capsule = object.attr("__dlpack__")();
-  }
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
-  if (managed == nullptr) {
-    PyErr_Clear();
-    throw py::type_error("__dlpack__() of a " + py::str(py::type::of(object)).cast<std::string>() +
-                         " did not return a DLPack capsule named 'dltensor'");
-  }
-  // The capsule stays unconsumed (not renamed): its producer frees the tensor description when
-  // the capsule goes, after the call. The array's memory is the caller's object's.
-  held.keep_alive = capsule;
-  const DLTensor& tensor = managed->dl_tensor;
-  info.data = static_cast<char*>(tensor.data) + tensor.byte_offset;
-  info.bits = tensor.dtype.bits;
-  info.lanes = tensor.dtype.lanes;
-  switch (tensor.dtype.code) {
-    case kDLInt:
-      info.kind = 'i';
-      break;
-    case kDLUInt:
-      info.kind = 'u';
-      break;
-    case kDLFloat:
-      info.kind = 'f';
-      break;
-    case 5:
-      info.kind = 'c';
-      break;  // kDLComplex
-    case 6:
-      info.kind = 'b';
-      break;  // kDLBool (DLPack 1.0)
-    default:
-      info.kind = '?';
-  }
-  info.type_name = tensor.dtype.code == 4 ? "bfloat16" : numpy_name(info.kind, info.bits);
-  if (info.lanes != 1) info.type_name += " x " + std::to_string(info.lanes) + " lanes";
-  info.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
-  if (tensor.strides == nullptr) {
-    info.strides = compact_strides(info.shape);
-  } else {
-    info.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
-  }
-  switch (tensor.device.device_type) {
-    case kDLCPU:
-    case kDLCUDAHost:  // pinned host memory: host memory
-      info.device = gs::Device::cpu;
-      break;
-    case kDLCUDA:
-      info.device = gs::Device::gpu;
-      info.device_id = tensor.device.device_id;
-      break;
-    default:
-      info.unsupported_place = "DLPack device type " + std::to_string(tensor.device.device_type) +
-                               " (neither host memory nor CUDA device memory)";
-  }
-  mark_if_immutable(info, object);
-  return held;
-}
+// The learner's file: from_dlpack(), an array read through DLPack. Angle brackets: the build picks
+// lessons/10_python/from_dlpack.hpp (the stub) or the solution's.
+#include <from_dlpack.hpp>
 #endif
 
 // "<f4" -> kind 'f', 32 bits; another byte order marks the kind unknown.
@@ -328,7 +259,7 @@ HeldArray hold_array(py::handle object, const char* name, const CallerStream& st
   }
 #if GS_HAVE_DLPACK
   if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
-    return read_dlpack(object, stream);
+    return from_dlpack(object, name, stream);
   }
 #endif
   if (py::hasattr(object, "__cuda_array_interface__")) {

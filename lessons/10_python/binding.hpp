@@ -1,4 +1,4 @@
-// Lesson 10, the file you edit: where Python meets the stepper.
+// Lesson 10, a file you edit (the other is from_dlpack.hpp): where Python meets the stepper.
 //
 //  1. array_problem(): why an array the caller hands cannot be one field of the state as it lies
 //     (its dtype, its dimensions and shape, its strides, where it lives, whether it may be
@@ -33,11 +33,13 @@ inline std::string array_problem(const ArrayInfo& array, const std::string& name
 // u and v as the FieldView a stepper works on: their own memory, where it lies.
 inline gs::FieldView field_view(const ArrayInfo& u, const ArrayInfo& v, const Target& target,
                                 bool writes) {
-  // TODO(lesson 10): throw ArrayError(message) for the first problem array_problem() finds in u,
-  // then in v; refuse u and v with different pitches (a FieldView has one pitch: the row stride,
-  // or target.cols for a grid of one row), in different places, or sharing memory (overlaps());
-  // then return the FieldView of their memory: u.data and v.data as float*, the pitch, the grid's
-  // rows and cols, and u.device. No copy: the stepper will read and write the caller's cells.
+  // TODO(lesson 10): u and v as the one FieldView the stepper advances: the caller's own memory,
+  // nothing copied (the zero-copy of the lesson). The stepper trusts the view entirely: it walks
+  // both fields by a single pitch, in a single place, and reads the cells of u and v while it
+  // writes them. So a pair it cannot work on as a whole is refused here (ArrayError: Python's
+  // ValueError) with a message that says what to do, even when each array alone is fine; what
+  // reaches the stepper is exactly the cells the caller described. As shipped every pair is
+  // refused.
   (void)v, (void)target;
   const std::string problem = array_problem(u, "u", target, writes);
   throw ArrayError(problem.empty() ? "TODO(lesson 10): field_view() is not written yet" : problem);

@@ -1,4 +1,4 @@
-// Lesson 10, the file you edit: where Python meets the stepper.
+// Lesson 10, a file you edit (the other is from_dlpack.hpp): where Python meets the stepper.
 //
 //  1. array_problem(): why an array the caller hands cannot be one field of the state as it lies
 //     (its dtype, its dimensions and shape, its strides, where it lives, whether it may be
