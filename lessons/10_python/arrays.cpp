@@ -259,7 +259,15 @@ HeldArray hold_array(py::handle object, const char* name, const CallerStream& st
   }
 #if GS_HAVE_DLPACK
   if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
-    return from_dlpack(object, name, stream);
+    HeldArray held = from_dlpack(object, name, stream);
+    // What array_problem() and the view read must agree with itself: one stride per dimension.
+    if (held.info.strides.size() != held.info.shape.size()) {
+      throw ArrayError(std::string(name) + ": from_dlpack() gave " +
+                       std::to_string(held.info.strides.size()) + " stride(s) for " +
+                       std::to_string(held.info.shape.size()) +
+                       " dimension(s); it must give one per dimension");
+    }
+    return held;
   }
 #endif
   if (py::hasattr(object, "__cuda_array_interface__")) {
