@@ -1,11 +1,10 @@
 // Lesson 04, the file you edit: the two kernels, the launch, and the launch shapes the sweep
 // measures.
 //
-// It sees only what it includes. cells.cuh: Rates (gs::Rates, by value), c_stencil (the nine
-// weights and their off-centre sum in constant memory), update_cell_checked() (one cell by the
-// definition, every neighbour checked), write_cell() (reaction and Euler update from the two
-// Laplacians), load_three() (three neighbouring values of a row), StepKernel (the type of a step
-// kernel); gs/cuda_check.hpp: GS_CUDA_CHECK / GS_CUDA_CHECK_LAUNCH.
+// It sees only what it includes: cells.cuh (Rates, by value; c_stencil, the nine weights and
+// their off-centre sum in constant memory; update_cell_checked(), one cell by the definition;
+// write_cell(), reaction and Euler update from two Laplacians; load_three(), three neighbouring
+// values of a row; StepKernel) and gs/cuda_check.hpp (GS_CUDA_CHECK, GS_CUDA_CHECK_LAUNCH).
 #pragma once
 
 #include <stdexcept>
