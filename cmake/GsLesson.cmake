@@ -2,7 +2,7 @@
 #
 #   gs_add_lesson(NUMBER 01 TOPIC profiling KIND cpu BODY stencil.cpp LEARNER interior.hpp
 #                 [PROVIDES implementations|frame_loop|program] [LIBRARIES ...]
-#                 [SANITIZER_FILTER gtest-filter])
+#                 [SANITIZER_FILTER gtest-filter] [LEARNER_ALONE | LEARNER_NOT_ALONE reason])
 #
 # A lesson's body (BODY: kernels, steppers, launches, registration) lives once, in
 # lessons/NN_topic/. The part the learner writes (LEARNER: one small file, or a few) exists twice:
@@ -10,6 +10,18 @@
 # angle brackets (`#include <interior.hpp>`), so the build decides which one: the body is compiled
 # once with lessons/NN_topic/ on the include path (the exercise) and once with solutions/NN_topic/
 # (the solution).
+#
+# LEARNER_ALONE: each learner file must compile on its own (issue 28): it includes what it uses
+# (its lesson's small API header, e.g. lessons/11_on_chip/tiles.hpp, or common/'s headers) and so
+# sees what the lesson gives it and nothing else, not the body's definitions nor what the body
+# includes (the reference, say). The check: for each build and variant, the OBJECT library
+# lessonNN_<variant>[_cpu]_learner_alone (part of ALL) compiles a generated translation unit
+# holding only `#include <file>`, in the body's language (CUDA for .cu bodies and for CUDA-built
+# thrust and hybrid lessons) with the body's include path, definitions, libraries and warnings,
+# but not GS_LESSON_NAMESPACE. A learner file that leans on its body breaks the build.
+# LEARNER_NOT_ALONE "reason": the check is off, and the configure summary gives the reason. With
+# neither, the check is off too and the summary lists the lesson: the default, until every lesson
+# says which (lessons whose learner files still lean on their body pass LEARNER_NOT_ALONE).
 #
 # KIND cpu     C++; tests labelled cpu.
 # KIND cuda    CUDA (.cu); built only with CUDA; tests labelled gpu.
@@ -49,6 +61,7 @@ include_guard(GLOBAL)
 
 set_property(GLOBAL PROPERTY GS_LESSON_BUILDS "")
 set_property(GLOBAL PROPERTY GS_LESSONS_SKIPPED "")
+set_property(GLOBAL PROPERTY GS_LEARNERS_NOT_ALONE "")
 
 set(GS_EXPECT_FAILURE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsExpectFailure.cmake)
 set(GS_SANITIZE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsSanitize.cmake)
@@ -58,8 +71,34 @@ set(GS_DEFAULT_SANITIZER_FILTER "*17x33*:*67x131_random*:*1x7*:*7x1*:*255x257_ra
 find_program(GS_COMPUTE_SANITIZER compute-sanitizer HINTS /usr/local/cuda/bin
              DOC "compute-sanitizer, for the sanitizer tests of the GPU lessons")
 
+# What the compiler needs to build a lesson's code of this kind, on @target: the definitions the
+# body sees, Thrust's backend, the CUDA runtime, -march=native (the body, and the learner-alone
+# check, which must compile the learner's file as the body does).
+function(_gs_lesson_kind_settings target kind)
+  if(kind STREQUAL "cpu")
+    if(GS_NATIVE)
+      target_compile_options(${target} PRIVATE -march=native)
+    endif()
+  elseif(kind STREQUAL "thrust_cpu")
+    target_compile_definitions(${target} PRIVATE GS_THRUST_CUDA=0)
+    target_link_libraries(${target} PRIVATE gs_thrust_omp)
+  elseif(kind STREQUAL "thrust_cuda")
+    target_compile_definitions(${target} PRIVATE GS_THRUST_CUDA=1)
+    target_link_libraries(${target} PUBLIC gs_common_cuda)
+  elseif(kind STREQUAL "cuda")
+    target_link_libraries(${target} PUBLIC gs_common_cuda)
+  elseif(kind STREQUAL "hybrid")
+    if(GS_HAVE_CUDA)
+      target_compile_definitions(${target} PRIVATE GS_HAVE_CUDA=1)
+      target_link_libraries(${target} PUBLIC gs_common_cuda)
+    else()
+      target_compile_definitions(${target} PRIVATE GS_HAVE_CUDA=0)
+    endif()
+  endif()
+endfunction()
+
 function(_gs_lesson_build number topic kind suffix body learner provides libraries
-         sanitizer_filter)
+         sanitizer_filter learner_alone)
   set(lesson lesson${number})
   set(build_id ${number}${suffix})
   set(namespace ${lesson}${suffix})
@@ -73,11 +112,14 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
   endif()
 
   set(source ${body_dir}/${body})
+  # The body's language: the extension of the file the compiler gets (its own, or the wrapper's).
+  get_filename_component(body_extension ${body} LAST_EXT)
   if(kind STREQUAL "thrust_cuda" OR (kind STREQUAL "hybrid" AND GS_HAVE_CUDA))
     # The same C++ file compiled by nvcc: a generated .cu that includes it.
     set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/${lesson}${suffix}_body.cu)
     file(CONFIGURE OUTPUT ${wrapper} CONTENT "#include \"${source}\"\n")
     set(source ${wrapper})
+    set(body_extension .cu)
   endif()
 
   foreach(variant exercise solution)
@@ -98,25 +140,23 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
       # A program of its own may run the solutions' steppers through the best frame loop.
       target_link_libraries(${target}_impl PUBLIC gs_registry gs_best_frame_loop)
     endif()
-    if(kind STREQUAL "cpu")
-      if(GS_NATIVE)
-        target_compile_options(${target}_impl PRIVATE -march=native)
-      endif()
-    elseif(kind STREQUAL "thrust_cpu")
-      target_compile_definitions(${target}_impl PRIVATE GS_THRUST_CUDA=0)
-      target_link_libraries(${target}_impl PRIVATE gs_thrust_omp)
-    elseif(kind STREQUAL "thrust_cuda")
-      target_compile_definitions(${target}_impl PRIVATE GS_THRUST_CUDA=1)
-      target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
-    elseif(kind STREQUAL "cuda")
-      target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
-    elseif(kind STREQUAL "hybrid")
-      if(GS_HAVE_CUDA)
-        target_compile_definitions(${target}_impl PRIVATE GS_HAVE_CUDA=1)
-        target_link_libraries(${target}_impl PUBLIC gs_common_cuda)
-      else()
-        target_compile_definitions(${target}_impl PRIVATE GS_HAVE_CUDA=0)
-      endif()
+    _gs_lesson_kind_settings(${target}_impl ${kind})
+
+    if(learner_alone)
+      # Each learner file alone in a translation unit (LEARNER_ALONE, the header comment): it
+      # compiles only if it includes everything it uses.
+      set(alone_sources "")
+      foreach(file IN LISTS learner)
+        string(MAKE_C_IDENTIFIER "${file}" file_id)
+        set(alone ${CMAKE_CURRENT_BINARY_DIR}/${target}_alone_${file_id}${body_extension})
+        file(CONFIGURE OUTPUT ${alone} CONTENT
+             "// Generated by cmake/GsLesson.cmake (LEARNER_ALONE).\n#include <${file}>\n")
+        list(APPEND alone_sources ${alone})
+      endforeach()
+      add_library(${target}_learner_alone OBJECT ${alone_sources})
+      target_include_directories(${target}_learner_alone PRIVATE ${learner_dir} ${body_dir})
+      target_link_libraries(${target}_learner_alone PRIVATE gs_common gs_warnings ${libraries})
+      _gs_lesson_kind_settings(${target}_learner_alone ${kind})
     endif()
 
     if(provides STREQUAL "implementations")
@@ -194,7 +234,8 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
 endfunction()
 
 function(gs_add_lesson)
-  cmake_parse_arguments(ARG "" "NUMBER;TOPIC;KIND;BODY;PROVIDES;SANITIZER_FILTER"
+  cmake_parse_arguments(ARG "LEARNER_ALONE"
+                        "NUMBER;TOPIC;KIND;BODY;PROVIDES;SANITIZER_FILTER;LEARNER_NOT_ALONE"
                         "LEARNER;LIBRARIES" ${ARGN})
   foreach(required NUMBER TOPIC KIND BODY LEARNER)
     if(NOT ARG_${required})
@@ -217,6 +258,21 @@ function(gs_add_lesson)
     endforeach()
   endforeach()
 
+  if("LEARNER_NOT_ALONE" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "gs_add_lesson: LEARNER_NOT_ALONE needs a reason")
+  endif()
+  if(ARG_LEARNER_ALONE AND DEFINED ARG_LEARNER_NOT_ALONE)
+    message(FATAL_ERROR "gs_add_lesson: LEARNER_ALONE and LEARNER_NOT_ALONE exclude each other")
+  endif()
+  # Lessons whose learner files are not checked alone, with the reason (the configure summary).
+  if(DEFINED ARG_LEARNER_NOT_ALONE)
+    set_property(GLOBAL APPEND PROPERTY GS_LEARNERS_NOT_ALONE
+                 "${ARG_NUMBER}: ${ARG_LEARNER_NOT_ALONE}")
+  elseif(NOT ARG_LEARNER_ALONE)
+    set_property(GLOBAL APPEND PROPERTY GS_LEARNERS_NOT_ALONE
+                 "${ARG_NUMBER}: neither LEARNER_ALONE nor LEARNER_NOT_ALONE given")
+  endif()
+
   if(NOT ARG_SANITIZER_FILTER)
     set(ARG_SANITIZER_FILTER "${GS_DEFAULT_SANITIZER_FILTER}")
   endif()
@@ -229,7 +285,8 @@ function(gs_add_lesson)
   # One build of the lesson: its kind and its suffix ("" or _cpu).
   macro(_gs_build kind suffix)
     _gs_lesson_build(${ARG_NUMBER} ${ARG_TOPIC} ${kind} "${suffix}" "${ARG_BODY}" "${ARG_LEARNER}"
-                     ${ARG_PROVIDES} "${ARG_LIBRARIES}" "${ARG_SANITIZER_FILTER}")
+                     ${ARG_PROVIDES} "${ARG_LIBRARIES}" "${ARG_SANITIZER_FILTER}"
+                     ${ARG_LEARNER_ALONE})
   endmacro()
   if(ARG_KIND STREQUAL "cpu" OR ARG_KIND STREQUAL "hybrid")
     _gs_build(${ARG_KIND} "")

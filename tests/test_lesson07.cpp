@@ -27,10 +27,11 @@
 #include "gs/reference.hpp"
 #include "gs/registry.hpp"
 #include "pipeline.hpp"
+// The learner's file, tested on its own (GS_HAVE_CUDA is not set here: its GPU part is left out).
+// At file scope: it includes what it uses, and those includes must not land in a namespace.
+#include <frame_ring.hpp>
 
 namespace {
-// The learner's file, tested on its own (GS_HAVE_CUDA is not set here: its GPU part is left out).
-#include <frame_ring.hpp>
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;

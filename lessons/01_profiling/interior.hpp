@@ -1,11 +1,14 @@
 // Lesson 01, the file you edit: the interior of the "regular" step.
 //
-// Included by stencil.cpp (where gs::State and gs::Rates are in scope as State and Rates).
-// update_interior() updates every cell whose eight neighbours all exist: rows 1 .. rows - 2,
-// columns 1 .. cols - 2. stencil.cpp does the four edges with the generic, checked update.
+// It sees only what it includes: gs::State and gs::Rates. update_interior() updates every cell
+// whose eight neighbours all exist: rows 1 .. rows - 2, columns 1 .. cols - 2. stencil.cpp
+// calls it, then does the four edges with the generic, checked update.
 #pragma once
 
-inline void update_interior(const State& in, State& out, const Rates& r) {
+#include "gs/params.hpp"
+#include "gs/state.hpp"
+
+inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates& r) {
   // TODO(lesson 01): update every interior cell of `out` from `in` (rows 1 .. in.rows - 2,
   // columns 1 .. in.cols - 2): the numbers update_cell_generic() in stencil.cpp gives, with no
   // bounds check and no weight. Hints, in levels: HINTS.md. As shipped the interior of `out`

@@ -15,6 +15,10 @@
 #include <vector>
 
 #include "gs/lesson.hpp"
+// What interior.hpp includes, here at file scope: it is included inside the anonymous namespace
+// below, where its own includes are then no-ops.
+#include "gs/params.hpp"
+#include "gs/state.hpp"
 
 namespace {
 
@@ -22,7 +26,9 @@ using gs::Rates;
 using gs::State;
 
 // The exercise: update_interior(), the branch-free loop over the interior cells. Angle brackets:
-// the build picks lessons/01_profiling/interior.hpp (your stubs) or the solution's copy.
+// the build picks lessons/01_profiling/interior.hpp (your stubs) or the solution's copy. It
+// compiles on its own (gs_add_lesson's LEARNER_ALONE): it sees gs::State and gs::Rates, not this
+// file.
 #include <interior.hpp>
 
 // One cell of the generic stencil: sum of w * (neighbour - centre) over the in-grid

@@ -1,7 +1,7 @@
 // Lesson 02, the file you edit: one row of the step, vectorized, and the rows of one step
 // shared among threads.
 //
-// Included by stencil.cpp, where Rates is gs::Rates. The layout (stencil.cpp, PaddedField):
+// It sees only what it includes (gs::Rates: gs/params.hpp). The layout (stencil.cpp, PaddedField):
 // `u` and `v` point at column 0 of a row; the row above is at -stride, the row below at +stride,
 // and a ring of zero "ghost" cells surrounds the grid, so every cell, edges included, can read
 // all eight neighbours. A zero ghost adds nothing to the sum, so
@@ -10,10 +10,15 @@
 // columns_in_grid[col] the same for the columns: lesson 01's edge rule with no branch at all.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+
+#include "gs/params.hpp"
+
 inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
                        float* __restrict__ u_next, float* __restrict__ v_next,
                        const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
-                       std::ptrdiff_t stride, const Rates& rates) {
+                       std::ptrdiff_t stride, const gs::Rates& rates) {
   // TODO(lesson 02): the new u and v of the `cols` cells of this row (lesson 01's update, with N
   // as above), in one loop the compiler vectorizes; its vectorization report must say so
   // (README.md, section 2). Hints: HINTS.md. As shipped every cell keeps its old value and the

@@ -38,7 +38,9 @@ using gs::Rates;
 
 // The exercise: update_row(), one row of the step in a loop the compiler vectorizes, and
 // update_rows(), the rows of one step shared among OpenMP threads. Angle brackets: the build
-// picks lessons/02_simd_threads/row_loop.hpp (your stubs) or the solution's copy.
+// picks lessons/02_simd_threads/row_loop.hpp (your stubs) or the solution's copy. It compiles on
+// its own (LEARNER_ALONE) and sees only what it includes, which this file includes above, at file
+// scope, so that those includes are no-ops inside this namespace.
 #include <row_loop.hpp>
 
 // The same row with std::experimental::simd (the C++ Parallelism TS v2, in GCC's library since

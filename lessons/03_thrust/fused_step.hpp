@@ -1,9 +1,12 @@
 // Lesson 03, the file you edit: the upload, the per-frame reduction's two functors, and the
-// fused step. Included by stencil.cpp, which defines GS_HOST_DEVICE (__host__ __device__ under
-// nvcc), on_device() (the execution policy), raw() (the device pointer of a device_vector),
-// FieldSummary and kEmptySummary. The same file is compiled for Thrust's CUDA backend and for
-// its OpenMP backend.
+// fused step. It sees only what it includes: backend.hpp, which includes the Thrust the lesson
+// uses and defines GS_HOST_DEVICE (__host__ __device__ under nvcc), on_device() (the execution
+// policy), raw() (the device pointer of a device_vector), Rates, FieldSummary and kEmptySummary;
+// and gs::State. The same file is compiled for Thrust's CUDA backend and for its OpenMP backend.
 #pragma once
+
+#include "backend.hpp"
+#include "gs/state.hpp"
 
 // 1. The one upload: host memory -> device memory, across PCIe.
 inline void upload(const gs::State& state, thrust::device_vector<float>& u,

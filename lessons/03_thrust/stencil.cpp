@@ -31,7 +31,6 @@
 #include <thrust/tuple.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cstddef>
 #include <memory>
 #include <sstream>
@@ -41,34 +40,17 @@
 #include "gs/lesson.hpp"
 #include "gs/params.hpp"
 #include "gs/state.hpp"
+// What fused_step.hpp is given, at file scope (it opens an anonymous namespace of its own):
+// GS_HOST_DEVICE, on_device(), Rates, raw(), FieldSummary and kEmptySummary.
+#include "backend.hpp"
 
 #if GS_THRUST_CUDA
 #include <cub/device/device_reduce.cuh>
 
 #include "gs/cuda_check.hpp"
-// Functors run on the GPU and on the host: nvcc must compile them for both.
-#define GS_HOST_DEVICE __host__ __device__
-#else
-#define GS_HOST_DEVICE
 #endif
 
 namespace {
-
-// Where Thrust algorithms run. Thrust's default CUDA policy (thrust::device) waits for the GPU
-// at the end of every algorithm; par_nosync lets the launches of a frame queue up behind each
-// other, as CuPy's do. The reduction at the end of a frame is where the host waits.
-#if GS_THRUST_CUDA
-inline auto on_device() {
-  return thrust::cuda::par_nosync;
-}
-#else
-inline auto on_device() {
-  return thrust::device;
-}
-#endif
-
-// The rates of the step (gs::Rates: plain floats, passed by value to the device).
-using gs::Rates;
 
 // The names and the device differ between the two builds of this file.
 #if GS_THRUST_CUDA
@@ -81,34 +63,13 @@ constexpr gs::Device kWhere = gs::Device::cpu;
 constexpr const char* kBackend = " (Thrust's OpenMP backend)";
 #endif
 
-// The raw device pointer behind a device_vector, for functors that index neighbours.
-template <typename T>
-T* raw(thrust::device_vector<T>& vector) {
-  return thrust::raw_pointer_cast(vector.data());
-}
-template <typename T>
-const T* raw(const thrust::device_vector<T>& vector) {
-  return thrust::raw_pointer_cast(vector.data());
-}
-
-// What the reduction at the end of every frame computes over v (section 3): how many values are
-// not finite, and the sum, minimum and maximum of the finite ones.
-struct FieldSummary {
-  double sum;                     // of the finite values (double: 2 million floats add up)
-  float min;                      // of the finite values
-  float max;                      // of the finite values
-  unsigned long long non_finite;  // NaN, +inf and -inf values
-};
-
-// The summary of no values at all: what a reduction starts from.
-constexpr FieldSummary kEmptySummary{0.0, FLT_MAX, -FLT_MAX, 0};
-
 // ---------------------------------------------------------------------------------------------
 // 1. The exercise (fused_step.hpp): upload(), the one copy of the state to the device;
 // SummarizeValue and CombineSummaries, the two functors of the per-frame reduction;
 // FusedCellUpdate, the functor that computes one cell's whole update; fused_transform(), the one
 // thrust::transform of a step. Angle brackets: the build picks lessons/03_thrust/fused_step.hpp
-// (your stubs) or the solution's copy.
+// (your stubs) or the solution's copy. It compiles on its own (LEARNER_ALONE): it sees
+// backend.hpp and gs/state.hpp, included above at file scope, not this file.
 #include <fused_step.hpp>
 
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 // Lesson 04, the file you edit: the two kernels, the launch, and the launch shapes the sweep
 // measures.
 //
-// Included by stencil.cu after what the kernels use: Rates (gs::Rates, by value), c_stencil (the
-// nine weights and their off-centre sum in constant memory), update_cell_checked() (one cell by
-// the definition, every neighbour checked), write_cell() (reaction and Euler update from the two
-// Laplacians), load_three() (three neighbouring values of a row), StepKernel (the type of a
-// step kernel) and GS_CUDA_CHECK / GS_CUDA_CHECK_LAUNCH (common/include/gs/cuda_check.hpp).
+// It sees only what it includes: cells.cuh (Rates, by value; c_stencil, the nine weights and
+// their off-centre sum in constant memory; update_cell_checked(), one cell by the definition;
+// write_cell(), reaction and Euler update from two Laplacians; load_three(), three neighbouring
+// values of a row; StepKernel) and gs/cuda_check.hpp (GS_CUDA_CHECK, GS_CUDA_CHECK_LAUNCH).
 #pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "cells.cuh"
+#include "gs/cuda_check.hpp"
 
 // 1. One step on the GPU: `kernel` on a grid of blocks of `block` threads, each thread updating
 // rows_per_thread cells of one column.

@@ -30,16 +30,15 @@
 #include "gs/device_limits.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
+// What shared_tile.cuh is given, at file scope (it opens an anonymous namespace of its own):
+// c_stencil, the weights in constant memory.
+#include "constant_stencil.cuh"
 
 namespace {
 
 // ---------------------------------------------------------------------------------------------
 // The kernel
 // ---------------------------------------------------------------------------------------------
-
-// The generic stencil in constant memory, as in lesson 04: the nine weights and the sum of the
-// eight off-centre ones (the weight an interior cell subtracts times its own value).
-__constant__ gs::GpuStencil c_stencil;
 
 // The rates of the step (gs::Rates: plain floats, passed by value to the device).
 using gs::Rates;
@@ -65,7 +64,8 @@ __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row,
 
 // The exercise: load_tile(), the cooperative load of a tile and its halo, and the barrier; and
 // update_from_tile(), one cell's step read from the tiles. Angle brackets: the build picks
-// lessons/05_shared_tiling/shared_tile.cuh (your stubs) or the solution's copy.
+// lessons/05_shared_tiling/shared_tile.cuh (your stubs) or the solution's copy. It compiles on
+// its own (LEARNER_ALONE): it sees constant_stencil.cuh and gs::Rates, not this file.
 #include <shared_tile.cuh>
 
 // One block updates a kTileRows x kTileCols tile, one thread per cell. Shared memory holds the

@@ -1,13 +1,14 @@
 // Lesson 06, the file you edit: the update of one cell specialised to the nine unit weights;
 // a kernel that makes several steps per launch on a tile in shared memory; and the replay of a
-// frame's launches as a CUDA graph.
-//
-// Included by stencil.cu after Coefficients, the device layout (Grid, ConstFields, Fields,
-// offset()) and FrameGraphs. stencil.cu launches shared_blocking_kernel<steps> on
-// ceil(cols / kBlockingTileCols) x ceil(rows / kBlockingTileRows) blocks of kBlockingThreads.
+// frame's launches as a CUDA graph. It sees only layout.cuh: Coefficients, the device layout
+// (Grid, ConstFields, Fields, offset()), FrameGraphs and GS_CUDA_CHECK. stencil.cu launches
+// shared_blocking_kernel<steps> on ceil(cols / kBlockingTileCols) x ceil(rows / kBlockingTileRows)
+// blocks of kBlockingThreads.
 //
 // HINTS.md, beside this file, has hints in three levels; open them one at a time.
 #pragma once
+
+#include "layout.cuh"
 
 // ---- Exercise 1: one cell, nine unit weights --------------------------------------------------
 // One explicit Euler step of one cell from its value, the sum `box` of its 3x3 box (centre

@@ -41,6 +41,9 @@
 #include "gs/device_limits.hpp"
 #include "gs/lesson.hpp"
 #include "launch_fit.hpp"
+// What shared_blocking.cuh is given, at file scope (it opens an anonymous namespace of its own):
+// Coefficients, the device layout (Grid, ConstFields, Fields, offset()) and FrameGraphs.
+#include "layout.cuh"
 
 namespace {
 
@@ -48,60 +51,17 @@ namespace {
 // 1. The update of one cell, specialised to the nine unit weights
 // ---------------------------------------------------------------------------------------------
 
-// The rates of one step folded into the few numbers the update needs (computed on the host).
-struct Coefficients {
-  float dt_du;    // dt * Du
-  float dt_dv;    // dt * Dv
-  float dt;       // dt
-  float dt_feed;  // dt * F
-  float keep_u;   // 1 - dt * F: the share of u that feeding leaves
-  float keep_v;   // 1 - dt * (F + k): the share of v that feeding and killing leave
-};
-
+// The rates of one step folded into Coefficients (layout.cuh, with the device layout and
+// FrameGraphs: what shared_blocking.cuh is given).
 Coefficients make_coefficients(const gs::Rates& r) {
   return {r.dt * r.diffusion_u, r.dt * r.diffusion_v, r.dt,
           r.dt * r.feed,        1.0f - r.dt * r.feed, 1.0f - r.dt * (r.feed + r.kill)};
 }
 
-// The device layout, shared by every kernel: each field is `rows` rows of `pitch` floats; pitch
-// is cols rounded up to 32 floats, so every row starts on a 128-byte line and 16-byte vector
-// accesses stay aligned. The padding columns hold zeros.
-constexpr int kRowAlignment = 32;
-
-struct Grid {
-  int rows;
-  int cols;
-  int pitch;
-};
-
-struct ConstFields {
-  const float* u;
-  const float* v;
-};
-
-struct Fields {
-  float* u;
-  float* v;
-};
-
-__device__ __forceinline__ std::size_t offset(const Grid& g, int row, int col) {
-  return static_cast<std::size_t>(row) * static_cast<std::size_t>(g.pitch) +
-         static_cast<std::size_t>(col);
-}
-
-// The graphs a stepper has recorded, by (steps, which buffer holds the state before): a graph
-// names the buffers its kernels read and write, and an odd number of launches leaves the state
-// in the other buffer.
-struct RecordedGraph {
-  cudaGraphExec_t graph;
-  int parity_after;  // which buffer holds the state once the graph has run
-};
-using FrameGraphs = std::map<std::pair<int, int>, RecordedGraph>;
-
 // The exercise: nine_term_update(), the update of one cell; shared_blocking_kernel(), several
 // steps per launch in shared memory; advance_through_graph(), a frame replayed as a CUDA graph.
 // Angle brackets: the build picks lessons/06_fused_stencil/shared_blocking.cuh (your stubs) or
-// the solution's copy.
+// the solution's copy. It compiles on its own (LEARNER_ALONE): it sees layout.cuh, not this file.
 #include <shared_blocking.cuh>
 
 // What a level of the register pyramid does with a row near the top or bottom of the grid

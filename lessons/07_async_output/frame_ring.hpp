@@ -1,13 +1,23 @@
 // Lesson 07, the file you edit: the hand-off between the thread that computes frames and the
 // thread that writes them, through a ring of slots in host memory.
 //
-// Included by pipeline.cpp (inside its anonymous namespace, after <mutex>, <condition_variable>
-// and, with CUDA, <cuda_runtime.h>). Frame i lives in slot i % slots(). The computing thread
+// It sees only what it includes: <mutex>, <condition_variable> and, with CUDA (GS_HAVE_CUDA),
+// the runtime and gs/cuda_check.hpp. Frame i lives in slot i % slots(). The computing thread
 // acquire()s the slot, fills it (or has the GPU fill it), and publish()es the frame; the writer
 // thread takes frames in order with next(), writes each one, and release()s it. The one rule: a
 // slot must not be refilled before the writer has released the frame it holds, i.e. frame i may
 // enter its slot only once frame i - slots() is released.
 #pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+
+#if GS_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "gs/cuda_check.hpp"
+#endif
 
 class FrameRing {
  public:

@@ -61,7 +61,9 @@ namespace {
 
 // The exercise: FrameRing, the hand-off between the computing thread and the writer thread, and
 // queue_frame_copy(), the download queued on the copy stream. Angle brackets: the build picks
-// lessons/07_async_output/frame_ring.hpp (your stubs) or the solution's copy.
+// lessons/07_async_output/frame_ring.hpp (your stubs) or the solution's copy. It compiles on its
+// own (LEARNER_ALONE) and sees only what it includes, which this file includes above, at file
+// scope, so that those includes are no-ops inside this namespace.
 #include <frame_ring.hpp>
 
 using Clock = std::chrono::steady_clock;

@@ -1,14 +1,17 @@
 // Lesson 01, the file you edit: the interior of the "regular" step.
 //
-// Included by stencil.cpp (where gs::State and gs::Rates are in scope as State and Rates).
-// update_interior() updates every cell whose eight neighbours all exist: rows 1 .. rows - 2,
-// columns 1 .. cols - 2. stencil.cpp does the four edges with the generic, checked update.
+// It sees only what it includes: gs::State and gs::Rates. update_interior() updates every cell
+// whose eight neighbours all exist: rows 1 .. rows - 2, columns 1 .. cols - 2. stencil.cpp
+// calls it, then does the four edges with the generic, checked update.
 #pragma once
+
+#include "gs/params.hpp"
+#include "gs/state.hpp"
 
 // With all nine weights 1 and no neighbour missing, L(a) = (sum of the eight neighbours) - 8 a:
 // no bounds check, no weight. Pointers to the rows above, at and below the current one turn
 // every neighbour into an offset the compiler can see.
-inline void update_interior(const State& in, State& out, const Rates& r) {
+inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates& r) {
   for (int row = 1; row < in.rows - 1; ++row) {
     const float* u_up = &in.u[in.index(row - 1, 0)];
     const float* u_mid = &in.u[in.index(row, 0)];

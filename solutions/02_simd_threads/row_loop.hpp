@@ -1,7 +1,7 @@
 // Lesson 02, the file you edit: one row of the step, vectorized, and the rows of one step
 // shared among threads.
 //
-// Included by stencil.cpp, where Rates is gs::Rates. The layout (stencil.cpp, PaddedField):
+// It sees only what it includes (gs::Rates: gs/params.hpp). The layout (stencil.cpp, PaddedField):
 // `u` and `v` point at column 0 of a row; the row above is at -stride, the row below at +stride,
 // and a ring of zero "ghost" cells surrounds the grid, so every cell, edges included, can read
 // all eight neighbours. A zero ghost adds nothing to the sum, so
@@ -10,13 +10,18 @@
 // columns_in_grid[col] the same for the columns: lesson 01's edge rule with no branch at all.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+
+#include "gs/params.hpp"
+
 // __restrict__ promises that the five arrays do not overlap, so writing u_next[col] cannot
 // change an input the loop reads later; without it the compiler must assume the worst. `inline`
 // lets the compiler paste the loop into its caller (README.md, "Did it vectorize?").
 inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
                        float* __restrict__ u_next, float* __restrict__ v_next,
                        const float* __restrict__ columns_in_grid, float rows_in_grid, int cols,
-                       std::ptrdiff_t stride, const Rates& rates) {
+                       std::ptrdiff_t stride, const gs::Rates& rates) {
   // Copies of the rates in locals: plain values the vector loop broadcasts once into registers.
   const float dt = rates.dt;
   const float diffusion_u = rates.diffusion_u;

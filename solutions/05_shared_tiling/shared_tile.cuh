@@ -1,11 +1,14 @@
 // Lesson 05, the file you edit: the shared-memory tile of tiled_step() (stencil.cu) — its
 // cooperative load with the barrier, and the update of one cell read from it.
 //
-// Included by stencil.cu after c_stencil (the nine weights in constant memory) and
-// in_grid_weight_sum(). Tile cell [r][c] holds grid cell (origin_row - 1 + r, origin_col - 1 + c):
-// the block's kTileRows x kTileCols cells and a one-cell halo on every side. A row of the arrays
-// is kRowStride >= kTileCols + 2 floats (padding only moves banks).
+// It sees only what it includes: c_stencil (the nine weights in constant memory,
+// constant_stencil.cuh) and gs::Rates. Tile cell [r][c] holds grid cell (origin_row - 1 + r,
+// origin_col - 1 + c): the block's kTileRows x kTileCols cells and a one-cell halo on every side.
+// A row of the arrays is kRowStride >= kTileCols + 2 floats (padding only moves banks).
 #pragma once
+
+#include "constant_stencil.cuh"
+#include "gs/params.hpp"
 
 // Every thread of the block calls this. Afterwards the tiles hold the tile and its halo (a cell
 // outside the grid as 0) and every thread of the block may read every cell.

@@ -171,8 +171,8 @@ case_broken() {
 # --- hang: a test that never ends is stopped by the per-test time limit
 case_hang() {
   branch hang
-  # (interior.hpp is included inside a namespace: no headers of its own)
-  sed -i 's|^inline void update_interior(const State\& in, State\& out, const Rates\& r) {|&\n  for (volatile bool forever = true; forever;) {\n  }|' \
+  # (a loop that needs no header)
+  sed -i 's|^inline void update_interior(const gs::State\& in, gs::State\& out, const gs::Rates\& r) {|&\n  for (volatile bool forever = true; forever;) {\n  }|' \
     lessons/01_profiling/interior.hpp
   commit "lesson 01 hangs"
   grade hang 1 01 --timeout 3 --no-speed --no-sanitize
@@ -295,7 +295,7 @@ case_reference() {
   branch reference
   sed -i '/^inline void update_interior/,$d' lessons/01_profiling/interior.hpp
   cat >> lessons/01_profiling/interior.hpp <<'EOF'
-inline void update_interior(const State& in, State& out, const Rates& r) {
+inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates& r) {
   gs::reference_step<float>(in.rows, in.cols, in.u.data(), in.v.data(), out.u.data(),
                             out.v.data(), r);
 }
