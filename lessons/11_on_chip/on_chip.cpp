@@ -24,6 +24,8 @@
 // columns (DeviceWarp: a value is one float); on the host (advance_on_host) one call runs the 32
 // lanes of a warp in lockstep (HostWarp: a value is the 32 lanes' floats). So the tests check the
 // kernel's own walk, bands, barriers and exchanges on any machine, and the kernel on a GPU.
+// The two kinds of warp are in warps.hpp; the stepper around the kernel (the plan for the
+// device, the buffers, the launch) in stepper.cuh.
 #include "on_chip.hpp"
 
 #include <algorithm>
@@ -47,24 +49,11 @@
 #include "gs/device_limits.hpp"
 #endif
 
-// The walk below is a host-and-device template that calls the device warp's __device__
-// functions only when instantiated for it: nvcc's check of that call is turned off for it.
-// Loops over a lane's columns are unrolled on the GPU, so that its values stay in registers.
-#if defined(__CUDACC__)
-#define GS_WARP_TEMPLATE _Pragma("nv_exec_check_disable")
-#else
-#define GS_WARP_TEMPLATE
-#endif
-#if defined(__CUDA_ARCH__)
-#define GS_UNROLL _Pragma("unroll")
-#else
-#define GS_UNROLL
-#endif
+// The two kinds of warp the walk runs on, and the macros of a host-and-device walk.
+#include "warps.hpp"
 
 namespace on_chip {
 namespace {
-
-constexpr int kWarpSize = 32;
 
 // The rates of one step folded into the few numbers the update needs.
 struct Coefficients {
@@ -105,147 +94,6 @@ GS_HOST_DEVICE constexpr int max_threads(int columns) {
 int threads_for(const TilePlan& p) {
   return std::min(max_threads(p.shared_pitch / kWarpSize), kWarpSize * p.padded_rows);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Two kinds of warp
-// ---------------------------------------------------------------------------------------------
-
-// The host's warp: the 32 lanes' values side by side, advanced in lockstep.
-struct Lanes {
-  float lane[kWarpSize];
-};
-inline Lanes operator+(const Lanes& a, const Lanes& b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b.lane[l];
-  return r;
-}
-inline Lanes operator-(const Lanes& a, const Lanes& b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] - b.lane[l];
-  return r;
-}
-inline Lanes operator*(const Lanes& a, const Lanes& b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] * b.lane[l];
-  return r;
-}
-inline Lanes operator*(float a, const Lanes& b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a * b.lane[l];
-  return r;
-}
-inline Lanes operator+(const Lanes& a, float b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b;
-  return r;
-}
-
-struct HostWarp {
-  using Value = Lanes;
-  // Lane l's columns of one kept row: [l kColumns, (l + 1) kColumns).
-  template <int kColumns>
-  static void load_row(const float* row, Value (&out)[kColumns]) {
-    for (int l = 0; l < kWarpSize; ++l) {
-      for (int j = 0; j < kColumns; ++j) out[j].lane[l] = row[l * kColumns + j];
-    }
-  }
-  template <int kColumns>
-  static void store_row(float* row, const Value (&in)[kColumns]) {
-    for (int l = 0; l < kWarpSize; ++l) {
-      for (int j = 0; j < kColumns; ++j) row[l * kColumns + j] = in[j].lane[l];
-    }
-  }
-  // The value of the lane to the left (0 for lane 0) and to the right (0 for lane 31).
-  static Value from_left(const Value& a) {
-    Value r;
-    r.lane[0] = 0.0f;
-    for (int l = 1; l < kWarpSize; ++l) r.lane[l] = a.lane[l - 1];
-    return r;
-  }
-  static Value from_right(const Value& a) {
-    Value r;
-    for (int l = 0; l + 1 < kWarpSize; ++l) r.lane[l] = a.lane[l + 1];
-    r.lane[kWarpSize - 1] = 0.0f;
-    return r;
-  }
-  static Value splat(float x) {
-    Value r;
-    for (float& value : r.lane) value = x;
-    return r;
-  }
-  // f(lane) for each lane.
-  template <class F>
-  static Value per_lane(F f) {
-    Value r;
-    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = f(l);
-    return r;
-  }
-  // x where `present` is not 0, else 0 (a select: NaN or inf in x stay out of absent cells).
-  static Value keep_present(const Value& present, const Value& x) {
-    Value r;
-    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = present.lane[l] != 0.0f ? x.lane[l] : 0.0f;
-    return r;
-  }
-};
-
-#if GS_HAVE_CUDA
-// The GPU's warp: each lane holds its own values; the neighbours' come through shuffles.
-struct DeviceWarp {
-  using Value = float;
-  static constexpr unsigned kFullWarp = 0xffffffffu;
-  // The lane's kColumns consecutive columns, in 16- or 8-byte accesses.
-  template <int kColumns>
-  __device__ static void load_row(const float* row, float (&out)[kColumns]) {
-    const float* at = row + (threadIdx.x % kWarpSize) * kColumns;
-    if constexpr (kColumns % 4 == 0) {
-#pragma unroll
-      for (int j = 0; j < kColumns; j += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(at + j);
-        out[j] = q.x, out[j + 1] = q.y, out[j + 2] = q.z, out[j + 3] = q.w;
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < kColumns; j += 2) {
-        const float2 q = *reinterpret_cast<const float2*>(at + j);
-        out[j] = q.x, out[j + 1] = q.y;
-      }
-    }
-  }
-  template <int kColumns>
-  __device__ static void store_row(float* row, const float (&in)[kColumns]) {
-    float* at = row + (threadIdx.x % kWarpSize) * kColumns;
-    if constexpr (kColumns % 4 == 0) {
-#pragma unroll
-      for (int j = 0; j < kColumns; j += 4) {
-        *reinterpret_cast<float4*>(at + j) = make_float4(in[j], in[j + 1], in[j + 2], in[j + 3]);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < kColumns; j += 2) {
-        *reinterpret_cast<float2*>(at + j) = make_float2(in[j], in[j + 1]);
-      }
-    }
-  }
-  __device__ static float from_left(float a) {
-    const float x = __shfl_up_sync(kFullWarp, a, 1);
-    return threadIdx.x % kWarpSize == 0 ? 0.0f : x;
-  }
-  __device__ static float from_right(float a) {
-    const float x = __shfl_down_sync(kFullWarp, a, 1);
-    return threadIdx.x % kWarpSize == kWarpSize - 1 ? 0.0f : x;
-  }
-  __device__ static float splat(float x) {
-    return x;
-  }
-  template <class F>
-  __device__ static float per_lane(F f) {
-    return f(static_cast<int>(threadIdx.x % kWarpSize));
-  }
-  __device__ static float keep_present(float present, float x) {
-    return present != 0.0f ? x : 0.0f;
-  }
-};
-#endif
 
 // ---------------------------------------------------------------------------------------------
 // A warp's band of rows, one step
@@ -620,146 +468,11 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
   }
 }
 
-// The kernel instance for a plan: the lanes' columns follow the kept width.
-struct KernelChoice {
-  const void* kernel = nullptr;
-  int threads = 0;
-};
-
-KernelChoice choose_kernel(const TilePlan& p) {
-  const int threads = threads_for(p);
-  switch (p.shared_pitch / kWarpSize) {
-    case 2:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<2>), threads};
-    case 4:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<4>), threads};
-    case 6:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<6>), threads};
-    default:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<8>), threads};
-  }
-}
-
-// The plan for this device (or the smaller card GS_DEVICE_LIMITS names): one block per SM, the
-// shared memory a block may opt into; std::nullopt and why when the state does not fit.
-std::optional<TilePlan> plan_for_device(int rows, int cols, int halo, std::string* why) {
-  const gs::DeviceLimits& limits = gs::device_limits();
-  std::optional<TilePlan> plan =
-      plan_tiles(rows, cols, halo, limits.multiprocessors, limits.shared_per_block_optin, why);
-  if (!plan && why != nullptr && limits.overridden()) *why += " (" + limits.source() + ")";
-  return plan;
-}
-
-class OnChipStepper : public gs::Stepper {
- public:
-  explicit OnChipStepper(int halo) : halo_(halo) {}
-  OnChipStepper(const OnChipStepper&) = delete;
-  OnChipStepper& operator=(const OnChipStepper&) = delete;
-  ~OnChipStepper() override {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
-
-  void load(const gs::State& state, const gs::Rates& rates) override {
-    gs::require_unit_stencil(rates, "l11-on-chip");
-    std::string why;
-    const std::optional<TilePlan> plan = plan_for_device(state.rows, state.cols, halo_, &why);
-    if (!plan) throw gs::InvalidParameter("l11-on-chip: " + why);
-    plan_ = *plan;
-    kernel_ = choose_kernel(plan_);
-    const std::int64_t shared = kept_bytes(plan_);
-    GS_CUDA_CHECK(cudaFuncSetAttribute(kernel_.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(shared)));
-    int resident = 0;
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &resident, kernel_.kernel, kernel_.threads, static_cast<std::size_t>(shared)));
-    int sms = 0, device = 0;
-    GS_CUDA_CHECK(cudaGetDevice(&device));
-    GS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (static_cast<std::int64_t>(resident) * sms < plan_.tiles()) {
-      throw gs::InvalidParameter("l11-on-chip: " + std::to_string(plan_.tiles()) + " blocks of " +
-                                 std::to_string(kernel_.threads) +
-                                 " threads cannot all be resident at once on this GPU");
-    }
-    if (stream_ == nullptr) {
-      GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const std::size_t count = static_cast<std::size_t>(plan_.rows) * plan_.pitch;
-    for (gs::DeviceFloats& buffer : buffers_) buffer = gs::device_floats(count);
-    current_ = 0;
-    copy_in(buffer(0, 0), state.u.data());
-    copy_in(buffer(0, 1), state.v.data());
-    coefficients_ = make_coefficients(rates);
-  }
-
-  void advance(int steps) override {
-    if (steps <= 0) return;
-    float* u0 = buffer(current_, 0);
-    float* v0 = buffer(current_, 1);
-    float* u1 = buffer(1 - current_, 0);
-    float* v1 = buffer(1 - current_, 1);
-    void* arguments[] = {&plan_, &coefficients_, &u0, &v0, &u1, &v1, &steps};
-    GS_CUDA_CHECK(
-        cudaLaunchCooperativeKernel(kernel_.kernel, plan_.tiles(), kernel_.threads, arguments,
-                                    static_cast<std::size_t>(kept_bytes(plan_)), stream_));
-    GS_CUDA_CHECK_LAUNCH();
-    // The tiles went back into the buffer of exchange number `rounds` (1: the other pair).
-    const int rounds = (steps + plan_.halo - 1) / plan_.halo;
-    if (rounds % 2 == 1) current_ = 1 - current_;
-  }
-
-  void fetch(gs::State& state) override {
-    synchronize();
-    state.rows = plan_.rows;
-    state.cols = plan_.cols;
-    state.u.resize(static_cast<std::size_t>(plan_.rows) * plan_.cols);
-    state.v.resize(state.u.size());
-    copy_out(state.u.data(), buffer(current_, 0));
-    copy_out(state.v.data(), buffer(current_, 1));
-  }
-
-  void fetch_v(float* v) override {
-    synchronize();
-    copy_out(v, buffer(current_, 1));
-  }
-
-  void synchronize() override {
-    if (stream_ != nullptr) GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  gs::FieldView fields() override {
-    return {buffer(current_, 0), buffer(current_, 1), plan_.pitch, plan_.rows,
-            plan_.cols,          gs::Device::gpu,     stream_};
-  }
-
- private:
-  float* buffer(int pair, int field) const { return buffers_[2 * pair + field].get(); }
-  std::size_t pitch_bytes() const { return static_cast<std::size_t>(plan_.pitch) * sizeof(float); }
-  std::size_t row_bytes() const { return static_cast<std::size_t>(plan_.cols) * sizeof(float); }
-  void copy_in(float* device, const float* host) {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(device, pitch_bytes(), host, row_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyHostToDevice,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void copy_out(float* host, const float* device) const {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row_bytes(), device, pitch_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyDeviceToHost,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  int halo_;
-  TilePlan plan_{};
-  KernelChoice kernel_{};
-  Coefficients coefficients_{};
-  cudaStream_t stream_ = nullptr;
-  gs::DeviceFloats buffers_[4];  // u and v of pair 0, then of pair 1
-  int current_ = 0;              // the pair that holds the state
-};
-
 }  // namespace
 }  // namespace on_chip
+
+// The stepper around the kernel: the plan for the device, the buffers, the launch of a frame.
+#include "stepper.cuh"
 #endif
 
 namespace GS_LESSON_NAMESPACE {
