@@ -59,6 +59,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
+#include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/program.hpp"
 #include "gs/registry.hpp"
@@ -270,6 +271,13 @@ struct Verdict {
 
 Verdict stop_with(int code, std::string text, bool to_stdout = false) {
   return Verdict{true, code, std::move(text), to_stdout};
+}
+
+// A rank's ending as gs::guarded_ending() words it (the ladder every program ends with), as the
+// verdict the rank brings to the agreement: a success goes on.
+Verdict verdict_of(const gs::Ending& ending) {
+  if (ending.exit_code == gs::kExitSuccess) return Verdict{};
+  return stop_with(ending.exit_code, ending.message);
 }
 
 // Every rank's verdict, agreed: the lowest rank that stops decides for all (its exit code and its
@@ -1364,21 +1372,29 @@ int program(int argc, char** argv, const char* program_name) {
   const std::string rank_prefix = name + ": rank " + std::to_string(rank) + ": ";
   std::unique_ptr<RankSlab> slab;
   std::string where = "CPU";
-  Verdict device;
-  try {
-    if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
-    slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport,
-                                      options.edge_first && options.mode != "exchange-check");
-  } catch (const std::invalid_argument& error) {
-    device = stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
-  } catch (const std::bad_alloc&) {
-    device = stop_with(gs::kExitFailure, rank_prefix + "error: out of memory for its slab of " +
-                                             std::to_string(rows / size) + " x " +
-                                             std::to_string(params.cols) + " cells\n");
-  } catch (const std::exception& error) {
-    device = stop_with(gs::kExitFailure, rank_prefix + "error: " + error.what() + "\n");
-  }
-  verdict = agree(device, rank, size);
+  // What this rank cannot do is its own failure (named with the rank), except a refusal of the
+  // implementation (std::invalid_argument: the same on every rank, a usage error).
+  gs::GuardWords device_words;
+  device_words.failure_on_own_line = false;
+  device_words.failure_source = "rank " + std::to_string(rank) + ": ";
+  device_words.out_of_memory_for = [&] {
+    return "its slab of " + std::to_string(rows / size) + " x " + std::to_string(params.cols) +
+           " cells";
+  };
+  const gs::Ending device = gs::guarded_ending(
+      name,
+      [&]() -> int {
+        try {
+          if (chosen->device == gs::Device::gpu) where = choose_gpu(mpi.local_rank());
+          slab = std::make_unique<RankSlab>(*chosen, decomposition.plan(rank), transport,
+                                            options.edge_first && options.mode != "exchange-check");
+        } catch (const std::invalid_argument& error) {
+          throw gs::Refusal{gs::kExitUsage, error.what()};
+        }
+        return gs::kExitSuccess;
+      },
+      device_words);
+  verdict = agree(verdict_of(device), rank, size);
   if (verdict.stop) return conclude(verdict, rank);
   std::pair<double, double> set_up{0.0, 0.0};
   try {
@@ -1445,48 +1461,47 @@ int program(int argc, char** argv, const char* program_name) {
     }
     return conclude(agree(verdict, rank, size), rank);  // (6)
   }
-  Verdict mine;
-  try {
-    if (options.mode == "benchmark") {
-      std::cout << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
+  // Rank 0's ending, worded as every program's (gs::guarded_ending()), agreed with the others'.
+  gs::GuardWords words;
+  words.after_interruption = "; no output file was left";
+  words.out_of_memory_for = [&] {
+    return "a " + std::to_string(params.rows) + " x " + std::to_string(params.cols) + " grid";
+  };
+  words.out_of_memory_on_own_line = true;
+  words.pending_signal_explains_failure = true;
+  const Verdict mine = verdict_of(gs::guarded_ending(
+      name,
+      [&]() -> int {
+        try {
+          int code = gs::kExitSuccess;
+          if (options.mode == "benchmark") {
+            std::cout
+                << "| implementation | scaling | ranks | grid | halo | exchange | one device s | "
                    "all ranks s | efficiency |\n|---|---|---:|---|---:|---|---:|---:|---:|\n";
-      const int code = benchmark(*chosen, options, size, transport, slab->overlapped(), follower);
-      if (code != gs::kExitSuccess) mine = stop_with(code, "");  // benchmark() said why
-    } else {
-      gs::Implementation distributed = *chosen;
-      distributed.name = "l08-slabs(" + chosen->name + ")x" + std::to_string(size);
-      distributed.create = [&follower] { return std::make_unique<DistributedStepper>(follower); };
-      const gs::RunResult result = loop.run(distributed, options.program);
-      std::ostream& report = options.program.json ? std::cerr : std::cout;
-      gs::print_report(report, result);
-      if (options.program.json) gs::print_json(std::cout, result);
-    }
-    std::cout.flush();
-    if (!std::cout && !mine.stop) {
-      mine = stop_with(gs::kExitFailure, name + ": error: cannot write to standard output\n");
-    }
-  } catch (const RanksStopped&) {
-    // Another rank stopped the run: its verdict says why. The frame loop, unwinding, deleted the
-    // partial file.
-  } catch (const gs::Interrupted& error) {
-    mine = stop_with(gs::kExitSignal + error.signal_number(),
-                     "\n" + name + ": " + error.what() + "; no output file was left\n");
-  } catch (const std::bad_alloc&) {
-    mine = stop_with(gs::kExitFailure, "\n" + name + ": error: out of memory for a " +
-                                           std::to_string(params.rows) + " x " +
-                                           std::to_string(params.cols) + " grid\n");
-  } catch (const std::exception& error) {
-    const int signal_number = gs::pending_signal();
-    if (signal_number != 0) {
-      // The failure came while the run was stopping for a signal (the partial file deleted under
-      // the writer, for instance): the signal is the reason.
-      mine = stop_with(gs::kExitSignal + signal_number,
-                       "\n" + name + ": interrupted by " + strsignal(signal_number) + " (signal " +
-                           std::to_string(signal_number) + "); no output file was left\n");
-    } else {
-      mine = stop_with(gs::kExitFailure, "\n" + name + ": error: " + error.what() + "\n");
-    }
-  }
+            code = benchmark(*chosen, options, size, transport, slab->overlapped(), follower);
+          } else {
+            gs::Implementation distributed = *chosen;
+            distributed.name = "l08-slabs(" + chosen->name + ")x" + std::to_string(size);
+            distributed.create = [&follower] {
+              return std::make_unique<DistributedStepper>(follower);
+            };
+            const gs::RunResult result = loop.run(distributed, options.program);
+            std::ostream& report = options.program.json ? std::cerr : std::cout;
+            gs::print_report(report, result);
+            if (options.program.json) gs::print_json(std::cout, result);
+          }
+          std::cout.flush();
+          if (!std::cout && code == gs::kExitSuccess) {
+            throw gs::Refusal{gs::kExitFailure, "cannot write to standard output"};
+          }
+          return code;  // a failed benchmark() said why
+        } catch (const RanksStopped&) {
+          // Another rank stopped the run: its verdict says why. The frame loop, unwinding, deleted
+          // the partial file.
+          return gs::kExitSuccess;
+        }
+      },
+      words));
   if (follower.broken()) abort_every_rank(mine.text);
   follower.finish();
   return conclude(agree(mine, rank, size), rank);  // (6)
