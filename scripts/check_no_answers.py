@@ -9,7 +9,8 @@ learner reads while doing the exercise:
   - the lesson's README.md and slides/NN_*.md: the code of fenced blocks and of inline `spans`;
   - its HINTS.md the same way, except a level titled "pseudo-code" (the last level, which may
     show the steps in the lesson's terms; it is read by hand, not here);
-  - the lesson's body: every other file of lessons/NN_topic/ (sources, scripts, CMakeLists.txt);
+  - the lesson's body: every other file of lessons/NN_topic/ (sources, scripts, CMakeLists.txt),
+    its subfolders' included (a lesson's program/);
   - the comments of the learner's file itself (the stubs say what to achieve, not the code).
 
 Tokens are C++-ish: identifiers, numbers, string and character literals, operators; comments and
@@ -237,9 +238,13 @@ def main():
         number = solution_dir.name.split("_")[0]
         for deck in sorted((ROOT / "slides").glob(f"{number}_*.md")):
             material.append((deck, markdown_code(deck, False)))
-        for path in sorted(lesson_dir.iterdir()):
-            if path.is_file() and path.name not in learner and path.suffix != ".md":
-                material.append((path, source_code(path)))
+        # Subfolders too: a lesson's program/ (its program's plumbing) is in the learner's sight.
+        for path in sorted(lesson_dir.rglob("*")):
+            if not path.is_file() or path.suffix == ".md" or "__pycache__" in path.parts:
+                continue
+            if path.parent == lesson_dir and path.name in learner:
+                continue
+            material.append((path, source_code(path)))
         for name in sorted(learner):
             material.append((lesson_dir / name, comment_text(lesson_dir / name)))
         for path, sequences in material:

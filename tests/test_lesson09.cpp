@@ -46,9 +46,9 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
 #include "gs/reference.hpp"
-#include "multi_gpu.hpp"
 #include "openmp_threads.hpp"
 #include "process.hpp"
+#include "program/multi_gpu.hpp"
 
 namespace {
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 // The file you edit is member.hpp: where member m's cells and its (F, k) live, the CPU loop over
 // members, and the resident kernel. This file keeps what is not the lesson's idea: the CPU row
 // loop, the streaming kernel, the launch plan (threads, shared memory, the opt-in above 48 KB)
-// and the launches. batch.hpp declares what this file defines; program.cpp is gs_sweep.
+// and the launches. batch.hpp declares what this file defines; program/ is gs_sweep.
 #include <omp.h>
 
 #if defined(__SSE2__)

@@ -1,10 +1,10 @@
 // Lesson 08, the file you edit: the halo exchange between neighbouring ranks.
 //
-// Included by ranks.cpp, which defines HaloPlan (what this rank sends and receives, below) and
-// includes <mpi.h> (and <nccl.h> where the build found NCCL). Each rank holds its slab of rows
-// plus, above and below, `halo` rows that belong to its neighbours. After `halo` steps those
-// halo rows are stale (the rank computed them as if the grid ended there) while its own rows are
-// still exact; the exchange replaces each halo with the neighbour's boundary rows:
+// Included by ranks.cpp, whose ranks.hpp defines HaloPlan (what this rank sends and receives,
+// below) and includes <mpi.h> (and <nccl.h> where the build found NCCL). Each rank holds its
+// slab of rows plus, above and below, `halo` rows that belong to its neighbours. After `halo`
+// steps those halo rows are stale (the rank computed them as if the grid ended there) while its
+// own rows are still exact; the exchange replaces each halo with the neighbour's boundary rows:
 //
 //   local rows [0, top)                    the halo from the rank above (top = halo or 0)
 //   local rows [top, top + rows)           this rank's own rows

@@ -30,6 +30,21 @@ struct GuardWords {
   /// gs::InvalidParameter escaping the body is a usage error (kExitUsage, "<name>: error: ...")
   /// rather than a failure of the run.
   bool invalid_parameter_is_usage = false;
+  /// Put between "<name>: " and "error: " in a failure's message (not a refusal's, not a usage
+  /// error's): which of several processes failed ("rank 3: "), where one run has several.
+  std::string failure_source;
+  /// The out-of-memory message, too, starts on a line of its own (failure_on_own_line).
+  bool out_of_memory_on_own_line = false;
+  /// A failure while a caught signal is pending (gs::pending_signal()) ends as that signal's
+  /// interruption: the failure came from the stopping (a partial file deleted under its writer,
+  /// for instance), so the signal is the reason.
+  bool pending_signal_explains_failure = false;
+};
+
+/// @brief How a program ends: its exit code and what it prints on stderr (whole lines, or "").
+struct Ending {
+  int exit_code;        ///< What the program returns.
+  std::string message;  ///< What it prints on stderr before it returns.
 };
 
 /// @brief Runs @p body, a program's main, and returns its exit code; what escapes it becomes
@@ -45,5 +60,12 @@ struct GuardWords {
 /// what happened.
 int guarded_main(const std::string& name, const std::function<int()>& body,
                  const GuardWords& words = {});
+
+/// @brief guarded_main()'s ladder without the printing: runs @p body and returns the exit code
+///        and the message that guarded_main() would return and print (SIGXFSZ left as it is).
+///        For a run of several processes that end together (lesson 08's MPI ranks): each
+///        process gets its own ending, then they agree on one, printed once.
+Ending guarded_ending(const std::string& name, const std::function<int()>& body,
+                      const GuardWords& words = {});
 
 }  // namespace gs

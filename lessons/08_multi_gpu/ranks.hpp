@@ -1,0 +1,207 @@
+// Lesson 08: the ranks and their slabs, what ranks.cpp defines (its opening comment tells the
+// whole lesson). The program around them (program/) uses only what is declared here.
+#pragma once
+
+#include <mpi.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gs/stepper.hpp"
+
+#if GS_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace GS_LESSON_NAMESPACE {
+
+// What one rank sends and receives in an exchange (halo_exchange.hpp draws it).
+struct HaloPlan {
+  int up;      // the rank above (holding the rows before ours), or -1
+  int down;    // the rank below, or -1
+  int rows;    // this rank's own rows
+  int cols;    // columns of the grid
+  int halo;    // rows exchanged with each neighbour (the steps between two exchanges)
+  int top;     // halo rows above the own rows: halo, or 0 for the first rank
+  int bottom;  // halo rows below: halo, or 0 for the last rank
+};
+
+// ---------------------------------------------------------------------------------------------
+// The decomposition
+// ---------------------------------------------------------------------------------------------
+
+// Rows [begin, end) of the grid.
+struct RowRange {
+  int begin;
+  int end;
+  int count() const { return end - begin; }
+};
+
+// The rows of `rank` out of `ranks`: as even as can be, the first rows % ranks slabs one taller.
+RowRange slab_of(int rows, int ranks, int rank);
+
+HaloPlan plan_of(int rows, int cols, int ranks, int rank, int halo);
+
+// Why `ranks` ranks cannot share `rows` rows with halos of `halo` rows, or "" when they can: a
+// rank's halo comes from its neighbour's own rows alone, so every slab needs at least `halo`.
+std::string decomposition_problem(int rows, int ranks, int halo);
+
+// ---------------------------------------------------------------------------------------------
+// MPI and the ranks' devices
+// ---------------------------------------------------------------------------------------------
+
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) {
+    // Only the thread that called MPI_Init calls MPI (rank 0's frame loop gathers the frames on
+    // its computing thread; its writer thread and OpenMP's threads never do): FUNNELED.
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED) {
+      std::cerr << "warning: this MPI library offers no MPI_THREAD_FUNNELED; the program uses "
+                   "threads besides the one that calls MPI\n";
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    // The ranks of this node: their order on the node picks their GPU.
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_free(&node);
+  }
+  ~MpiSession() { MPI_Finalize(); }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+};
+
+// What the MPI library says about device buffers (OpenMPI's extension, where it exists).
+std::string cuda_awareness();
+
+// The GPU of this rank: the node-local rank modulo the GPUs it sees. Returns the description,
+// with the limits the plans follow when GS_DEVICE_LIMITS replaces the device's.
+std::string choose_gpu(int local_rank);
+
+enum class Transport { host, staged, nccl };
+
+const char* name_of(Transport transport);
+
+// The exchange a rank of `implementation` uses, given --transport (`asked`: nccl, mpi or auto).
+Transport choose_transport(const gs::Implementation& implementation, const std::string& asked);
+
+// ---------------------------------------------------------------------------------------------
+// One rank's slab: its stepper and the exchange
+// ---------------------------------------------------------------------------------------------
+
+class EdgeFirst;  // edge_first.hpp
+
+class RankSlab {
+ public:
+  // Creates this rank's stepper and checks, on this rank alone, that it offers the view of its
+  // fields that the exchange needs (std::invalid_argument if not), before any rank starts.
+  RankSlab(const gs::Implementation& implementation, const HaloPlan& plan, Transport transport,
+           bool overlap);
+  // The ranks' connections for the exchange, a collective of every rank, made once every rank
+  // has said that it can start: NCCL's communicator (GPU ranks), then one exchange of each kind
+  // the run will make, waited for. NCCL connects a pair of ranks at their first transfer (tenths
+  // of a second; the README's Results), MPI its shared-memory or network channels at the first
+  // message, and the staged exchange allocates its pinned buffer at the first one: paid here,
+  // measured and reported on its own line, never inside the timed frames.
+  // Returns the seconds: {communicator, first exchanges}.
+  std::pair<double, double> connect();
+  // Whether the exchange runs behind the compute (edge first), and why not when it was asked.
+  bool overlapped() const {
+#if GS_HAVE_NCCL
+    return edge_first_ != nullptr;
+#else
+    return false;
+#endif
+  }
+  const std::string& overlap_note() const {
+    return overlap_note_;
+  }
+  ~RankSlab();
+  RankSlab(const RankSlab&) = delete;
+  RankSlab& operator=(const RankSlab&) = delete;
+
+  const HaloPlan& plan() const {
+    return plan_;
+  }
+  int extended_rows() const {
+    return plan_.top + plan_.rows + plan_.bottom;
+  }
+
+  // A failure of this rank's own computing (its stepper: load, advance, fetch, synchronize) is
+  // kept, not thrown: the rank still takes its part in every exchange and gather of the command,
+  // so that no other rank waits for it forever, and says so at the next round of commands, where
+  // every rank stops. Its own later computing is skipped.
+  bool failed() const {
+    return !failure_.empty();
+  }
+  const std::string& failure() const {
+    return failure_;
+  }
+
+  // The extended slab (halos included) as the stepper's state.
+  void load(const gs::State& extended, const gs::Rates& rates);
+
+  // `steps` steps, exchanging the halos whenever `halo` steps were made since the last exchange.
+  // Edge first, the exchange of a period runs during its steps: when a period ends, the next one
+  // starts at once (its strips, then its exchange, queued behind the slab's steps on the GPU), so
+  // the host's pauses between frames do not hold it back.
+  void advance(int steps);
+
+  void exchange();
+
+  void synchronize();
+
+  // This rank's own rows of v (or of u and v), rows * cols values each (after a failure, rows of
+  // the right size that no one will use: the next round stops the run).
+  void own_rows(std::vector<float>& u, std::vector<float>& v, bool with_u);
+  void own_v(std::vector<float>& v);
+
+  // Everything the rank holds, halos included (exchange-check).
+  void whole(gs::State& state);
+
+ private:
+  template <typename Work>
+  void attempt(Work&& work);
+
+  void exchange_on_gpu(const gs::FieldView& view);
+
+#if GS_HAVE_NCCL
+  std::unique_ptr<EdgeFirst> edge_first_;  // the exchange behind the compute, or none
+  // One NCCL communicator over all ranks, bootstrapped through MPI: rank 0 makes the unique id,
+  // every rank receives it and joins.
+  void init_nccl();
+  ncclComm_t nccl_ = nullptr;
+#endif
+
+#if GS_HAVE_CUDA
+  struct PinnedFree {
+    void operator()(float* pointer) const;
+  };
+  std::unique_ptr<float, PinnedFree> staging_;
+#endif
+  const gs::Implementation& implementation_;
+  HaloPlan plan_;
+  Transport transport_;
+  bool overlap_wanted_;
+  std::string overlap_note_;  // why the exchange is not behind the compute, when it was wanted
+  std::unique_ptr<gs::Stepper> stepper_;
+  int steps_since_exchange_ = 0;
+  std::vector<float> extended_v_;
+  std::string failure_;
+};
+
+}  // namespace GS_LESSON_NAMESPACE
