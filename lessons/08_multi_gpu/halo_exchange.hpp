@@ -1,7 +1,7 @@
 // Lesson 08, the file you edit: the halo exchange between neighbouring ranks.
 //
-// Included by ranks.cpp, whose ranks.hpp defines HaloPlan (what this rank sends and receives,
-// below) and includes <mpi.h> (and <nccl.h> where the build found NCCL). Each rank holds its
+// It sees exchange_api.hpp, the lesson's interface: HaloPlan (what this rank sends and receives,
+// below), <mpi.h>, and where the build found NCCL, <nccl.h> and GS_NCCL_CHECK. Each rank holds its
 // slab of rows plus, above and below, `halo` rows that belong to its neighbours. After `halo`
 // steps those halo rows are stale (the rank computed them as if the grid ended there) while its
 // own rows are still exact; the exchange replaces each halo with the neighbour's boundary rows:
@@ -13,6 +13,10 @@
 // The rank above needs this rank's first `halo` own rows, the rank below its last `halo` ones.
 // A field is one float array, `pitch` floats from one row to the next (>= cols).
 #pragma once
+
+#include <cstddef>
+
+#include "exchange_api.hpp"
 
 // On the host, with MPI (CPU ranks, and GPU ranks that stage through host memory).
 inline void exchange_with_mpi(const HaloPlan& plan, float* field, std::ptrdiff_t pitch,

@@ -61,15 +61,6 @@
 
 namespace GS_LESSON_NAMESPACE {
 
-#if GS_HAVE_NCCL
-inline void nccl_check(ncclResult_t status, const char* call, const char* file, int line) {
-  if (status == ncclSuccess) return;
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
-                           " failed: " + ncclGetErrorString(status));
-}
-#define GS_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
-#endif
-
 // The exercise: exchange_with_mpi() and exchange_with_nccl(). Angle brackets: the build picks
 // lessons/08_multi_gpu/halo_exchange.hpp (your stubs) or the solution's copy.
 #include <halo_exchange.hpp>

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange_api.hpp"  // HaloPlan, MPI, NCCL and its check
 #include "gs/stepper.hpp"
 
 #if GS_HAVE_NCCL
@@ -17,17 +18,6 @@
 #endif
 
 namespace GS_LESSON_NAMESPACE {
-
-// What one rank sends and receives in an exchange (halo_exchange.hpp draws it).
-struct HaloPlan {
-  int up;      // the rank above (holding the rows before ours), or -1
-  int down;    // the rank below, or -1
-  int rows;    // this rank's own rows
-  int cols;    // columns of the grid
-  int halo;    // rows exchanged with each neighbour (the steps between two exchanges)
-  int top;     // halo rows above the own rows: halo, or 0 for the first rank
-  int bottom;  // halo rows below: halo, or 0 for the last rank
-};
 
 // ---------------------------------------------------------------------------------------------
 // The decomposition

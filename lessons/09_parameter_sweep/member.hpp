@@ -6,10 +6,12 @@
 // member_offset(m, R, C) + row * C + col. Each member has its own feed rate F and kill rate k,
 // feed[m] and kill[m]; Du, Dv and dt (SharedRates) are the same for the whole batch.
 //
-// Included by sweep.cpp after SharedRates, MemberRates, update_cell(), GS_HOST_DEVICE (which is
-// `__host__ __device__` when nvcc compiles the lesson) and, with CUDA, RowSums, row_sums(),
-// kMaxResidentThreads and kMaxRowsPerPass. HINTS.md has the hints, in levels.
+// It sees member_api.hpp, the lesson's interface: SharedRates, MemberRates, update_cell(),
+// GS_HOST_DEVICE (`__host__ __device__` when nvcc compiles the lesson) and, with CUDA, RowSums,
+// row_sums(), kMaxResidentThreads and kMaxRowsPerPass. HINTS.md has the hints, in levels.
 #pragma once
+
+#include "member_api.hpp"
 
 // The index of cell (0, 0) of member `member` in a field of members of `rows` x `cols` cells.
 GS_HOST_DEVICE inline std::size_t member_offset(int member, int rows, int cols) {

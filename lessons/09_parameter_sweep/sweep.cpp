@@ -43,49 +43,19 @@
 
 #include "gs/cuda_check.hpp"
 #include "gs/gpu.hpp"
-#define GS_HOST_DEVICE __host__ __device__
-#else
-#define GS_HOST_DEVICE
 #endif
+
+// What the learner's member.hpp is given (member_api.hpp): the rates, the update of one cell, and
+// with CUDA the resident kernel's budget and row sums.
+#include "member_api.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 namespace {
-
-// The rates the whole batch shares, and those of one member's steps. Plain floats: they are
-// passed to kernels by value.
-struct SharedRates {
-  float diffusion_u;
-  float diffusion_v;
-  float dt;
-};
-
-struct MemberRates {
-  float diffusion_u;
-  float diffusion_v;
-  float dt;
-  float feed;
-  float kill;
-};
-
-// One explicit Euler step of one cell from its values u and v, the sums box_u and box_v of its
-// 3x3 box (centre included, cells outside the grid counting 0) and the number `cells` of the
-// box's cells inside the grid (9, 6 on an edge, 4 in a corner). With the unit stencil the
-// Laplacian is box - cells * centre: the definition of docs/PROBLEM.md with the edge rule
-// (neighbours outside the grid skipped), the form lesson 06 derives. CPU and GPU share it.
-GS_HOST_DEVICE inline void update_cell(float u, float v, float box_u, float box_v, float cells,
-                                       const MemberRates& r, float& u_next, float& v_next) {
-  const float laplacian_u = box_u - cells * u;
-  const float laplacian_v = box_v - cells * v;
-  const float uvv = u * v * v;
-  u_next = u + r.dt * (r.diffusion_u * laplacian_u - uvv + r.feed * (1.0f - u));
-  v_next = v + r.dt * (r.diffusion_v * laplacian_v + uvv - (r.feed + r.kill) * v);
-}
 
 // The resident kernel's budget: at most 1024 threads a block; at 1024 threads a thread has 64
 // registers, room for the new values of 8 rows of u and v beside its window (16 spill to local
 // memory). The plan gives each thread a segment of 1 to 32 rows of one column: the shortest
 // segment whose block has at most 1024 threads (fewer where the device allows fewer).
-constexpr int kMaxResidentThreads = 1024;
 constexpr int kRowsPerThreadChoices[] = {1, 2, 4, 8, 16, 32};
 
 // Steps one launch of the resident kernel advances. Each launch loads its members from global
@@ -97,31 +67,6 @@ constexpr int kStepsPerLaunch = 500;
 constexpr int kStreamBlockCols = 32;
 constexpr int kStreamBlockRows = 8;
 constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y and gridDim.z
-
-#if GS_HAVE_CUDA
-constexpr int kMaxRowsPerPass = 8;
-
-// One row of the 3x3 box around (row, col): the centre values and the sums left + centre +
-// right, a cell outside the grid counting 0 (a row outside the grid is all zeros).
-struct RowSums {
-  float centre_u;
-  float centre_v;
-  float sum_u;
-  float sum_v;
-};
-
-__device__ __forceinline__ RowSums row_sums(const float* u, const float* v, int row, int rows,
-                                            int cols, int col, bool has_left, bool has_right) {
-  if (row < 0 || row >= rows) return {0.0f, 0.0f, 0.0f, 0.0f};
-  const int at = row * cols + col;
-  RowSums s;
-  s.centre_u = u[at];
-  s.centre_v = v[at];
-  s.sum_u = (has_left ? u[at - 1] : 0.0f) + s.centre_u + (has_right ? u[at + 1] : 0.0f);
-  s.sum_v = (has_left ? v[at - 1] : 0.0f) + s.centre_v + (has_right ? v[at + 1] : 0.0f);
-  return s;
-}
-#endif
 
 // The exercise: member_offset(), member_rates(), for_each_member() and, with CUDA,
 // resident_kernel(). Angle brackets: the build picks lessons/09_parameter_sweep/member.hpp (your
