@@ -50,14 +50,12 @@ __global__ void __launch_bounds__(kMaxResidentThreads)
     resident_kernel(float* __restrict__ u, float* __restrict__ v, const float* __restrict__ feed,
                     const float* __restrict__ kill, SharedRates shared, int rows, int cols,
                     int steps) {
-  // TODO(lesson 09): the kernel, in four parts.
-  //  1. This block's member: where its cells are in u and v, and its rates.
-  //  2. Its u and v into shared memory (extern __shared__), every thread taking part.
-  //  3. `steps` steps on the member in shared memory, with update_cell() and row_sums(): every
-  //     new value is computed from the old values of its 3 x 3 box, and there is room for one
-  //     copy of each field only. Every thread, busy or not, reaches every barrier.
-  //  4. u and v back to the member's cells in global memory.
-  // As shipped the kernel does nothing: every member comes back as it went in.
+  // TODO(lesson 09): advance this block's member `steps` steps with its own rates while its
+  // cells stay in shared memory, so that global memory is read and written once per launch, not
+  // once per step. What must hold: every new value comes from the old values of its 3 x 3 box,
+  // though shared memory has room for one copy of each field only; and every thread, busy or
+  // not, reaches every barrier. HINTS.md has the hints, in levels. As shipped the kernel does
+  // nothing: every member comes back as it went in.
   (void)u, (void)v, (void)feed, (void)kill, (void)shared, (void)rows, (void)cols, (void)steps;
 }
 #endif  // GS_HAVE_CUDA
