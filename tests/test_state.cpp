@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "gs/benchmark.hpp"
 #include "gs/program.hpp"
 #include "gs/state.hpp"
 
@@ -118,4 +119,21 @@ TEST(GridRefusal, NamingAnImplementationThatRefusesTheGridIsAUsageErrorWithTheRe
       << said;
   EXPECT_EQ(gs::grid_refusal(all.front(), 10, 10), "");
   EXPECT_EQ(gs::grid_refusal(gs::reference_implementation(), 100000, 100000), "");
+}
+
+TEST(GridRefusal, TheBenchmarkLeavesOutAnImplementationThatRefusesTheGridSayingWhy) {
+  const std::vector<gs::Implementation> all = {cpu_implementation("small-only", 100),
+                                               cpu_implementation("any", 0)};
+  const char* arguments[] = {"benchmark", "-r", "11", "-c", "10", "-n", "1", "-e", "1"};
+  std::ostringstream out, err;
+  std::streambuf* previous_out = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* previous_err = std::cerr.rdbuf(err.rdbuf());
+  const int code = gs::run_benchmark(9, const_cast<char**>(arguments), all, "benchmark", "test");
+  std::cout.rdbuf(previous_out);
+  std::cerr.rdbuf(previous_err);
+  EXPECT_EQ(code, 0) << err.str();
+  EXPECT_NE(err.str().find("skipping small-only: only 100 cells fit"), std::string::npos)
+      << err.str();
+  EXPECT_NE(out.str().find("| any |"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("| small-only |"), std::string::npos) << out.str();
 }

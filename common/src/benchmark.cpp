@@ -578,13 +578,20 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
         wanted.empty() || std::find(wanted.begin(), wanted.end(), impl.name) != wanted.end();
     const bool refused = std::find(unwanted.begin(), unwanted.end(), impl.name) != unwanted.end();
     if (!asked || refused) continue;
-    if (usable(impl)) {
-      selected.push_back(&impl);
-    } else {
+    if (!usable(impl)) {
       ++refused_for_gpu;
       std::cerr << program_name << ": skipping " << impl.name << ": " << gpu_status().reason
                 << "\n";
+      continue;
     }
+    // An implementation that cannot hold this grid (lesson 11's on a grid larger than the chip)
+    // is left out with its reason, as the GPU ones are without a GPU.
+    const std::string refusal = grid_refusal(impl, params.rows, params.cols);
+    if (!refusal.empty()) {
+      std::cerr << program_name << ": skipping " << impl.name << ": " << refusal << "\n";
+      continue;
+    }
+    selected.push_back(&impl);
   }
   if (selected.empty()) {
     std::cerr << program_name << ": error: nothing to measure"
