@@ -32,10 +32,23 @@ __global__ void block_barriers(int iterations, int* sink) {
   if (x == -1) *sink = x;
 }
 
+// Clusters exist from compute capability 9.0 (Hopper) on: for older targets the kernels below
+// compile empty, and their launches with a cluster size are refused at run time ("not
+// supported").
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define GS_HAVE_CLUSTERS 1
+#else
+#define GS_HAVE_CLUSTERS 0
+#endif
+
 __global__ void cluster_barriers(int iterations, int* sink) {
+#if GS_HAVE_CLUSTERS
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = 0; i < iterations; ++i) cluster.sync();
   if (threadIdx.x == 0 && blockIdx.x == 0) *sink = iterations;
+#else
+  (void)iterations, (void)sink;
+#endif
 }
 
 // One exchange through L2: each block writes `floats` values to its slot of a global buffer,
@@ -60,6 +73,7 @@ __global__ void exchange_l2(int iterations, int floats, float* mailbox, float* s
 // One exchange through distributed shared memory: each block writes `floats` values into the
 // shared memory of the next block of its cluster, then the cluster waits.
 __global__ void exchange_dsmem(int iterations, int floats, float* sink) {
+#if GS_HAVE_CLUSTERS
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ float tile[];
   const unsigned rank = cluster.block_rank();
@@ -72,6 +86,9 @@ __global__ void exchange_dsmem(int iterations, int floats, float* sink) {
   }
   cluster.sync();
   if (acc == -1.0f) *sink = acc;
+#else
+  (void)iterations, (void)floats, (void)sink;
+#endif
 }
 
 int measure() {
