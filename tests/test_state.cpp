@@ -137,3 +137,15 @@ TEST(GridRefusal, TheBenchmarkLeavesOutAnImplementationThatRefusesTheGridSayingW
   EXPECT_NE(out.str().find("| any |"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("| small-only |"), std::string::npos) << out.str();
 }
+
+TEST(GridRefusal, WhenEveryImplementationRefusesTheGridTheErrorSaysSoNotThatAGpuIsMissing) {
+  const std::vector<gs::Implementation> all = {cpu_implementation("small-only", 100)};
+  std::string said;
+  int exit_code = 0;
+  EXPECT_EQ(select(all, "", 11, 10, said, exit_code), nullptr);
+  EXPECT_EQ(exit_code, gs::kExitUsage);
+  EXPECT_NE(said.find("no implementation of this program can run a 11 x 10 grid here"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("needs a GPU"), std::string::npos) << said;
+}

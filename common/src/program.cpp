@@ -194,11 +194,19 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
     }
     return chosen;
   }
+  bool passed_over = false;
   for (const Implementation& impl : implementations) {
     if (!usable(impl)) continue;
     const std::string refusal = grid_refusal(impl, rows, cols);
     if (refusal.empty()) return &impl;
     std::cerr << program_name << ": passing over " << impl.name << ": " << refusal << "\n";
+    passed_over = true;
+  }
+  if (passed_over) {
+    std::cerr << program_name << ": error: no implementation of this program can run a " << rows
+              << " x " << cols << " grid here (see above)\n";
+    exit_code = kExitUsage;
+    return nullptr;
   }
   std::cerr << program_name
             << ": error: every implementation of this program needs a GPU: " << gpu_status().reason
