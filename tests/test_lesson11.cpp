@@ -2,12 +2,12 @@
 // host with the kernel's own walk of the warps' bands (on_chip::advance_on_host: a warp's 32
 // lanes in lockstep, the kernel's order of barriers, the learner's post_edges() and
 // collect_halo() between the tiles, the mailboxes poisoned with NaN so that a halo cell nobody
-// posted shows),
-// against the reference: odd grids, random states, more tiles than the grid has rows, halos from
-// 1 to 6 steps, step counts that are not multiples of the halo, advance() split into several
-// calls. The cut itself: every cell in one tile, within the shared memory and the blocks given,
-// and a clear refusal where the state does not fit. On a GPU, the kernel on the same cases, the
-// official grid, and its refusal of a grid larger than the chip.
+// posted shows), against the reference: odd grids, random states, more tiles than the grid has
+// rows, tiles thinner than the halo, halos from 1 to 6 steps, step counts that are not multiples
+// of the halo, advance() split into several calls. The cut itself: every cell in one tile,
+// within the shared memory and the blocks given, and a clear refusal where the state does not
+// fit. On a GPU, the kernel on the same cases, the official grid, and its refusal of a grid
+// larger than the chip.
 #include <gtest/gtest.h>
 
 #include <cstdint>
