@@ -16,7 +16,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FLOOR = {"gs_base": 0, "gs_problem": 1, "gs_device": 2, "gs_output": 2, "gs_run": 3}
 HEADER_ONLY = {"colormap": "gs_output", "cuda_check": "gs_device", "gpu_stencil": "gs_device",
-               "gpu": "gs_device", "lesson": "gs_run", "registry": "gs_run"}
+               "gpu": "gs_device", "lesson": "gs_run", "registry": "gs_run",
+               "host_device": "gs_base", "step_coefficients": "gs_problem"}
 
 
 def libraries():

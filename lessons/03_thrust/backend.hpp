@@ -17,12 +17,8 @@
 
 #include "gs/params.hpp"
 
-#if GS_THRUST_CUDA
-// Functors run on the GPU and on the host: nvcc must compile them for both.
-#define GS_HOST_DEVICE __host__ __device__
-#else
-#define GS_HOST_DEVICE
-#endif
+// Functors run on the GPU and on the host: nvcc must compile them for both (GS_HOST_DEVICE).
+#include "gs/host_device.hpp"
 
 // Internal linkage, as in stencil.cpp's anonymous namespace where these were defined: the two
 // builds define on_device() differently, and one program links both.

@@ -510,7 +510,7 @@ class GpuStepper : public gs::Stepper {
     forget_graphs();  // they name the old buffers and rates
     fields_.allocate(state.rows, state.cols, stream_);
     fields_.upload(state);
-    coefficients_ = make_coefficients(rates);
+    coefficients_ = gs::step_coefficients(rates);
   }
 
   void advance(int steps) override {

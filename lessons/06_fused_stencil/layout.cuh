@@ -10,21 +10,16 @@
 #include <utility>
 
 #include "gs/cuda_check.hpp"
+#include "gs/step_coefficients.hpp"
 
 // Internal linkage, as in stencil.cu's anonymous namespace where these were defined: other
 // lessons of the same program have a Grid or Fields of their own.
 namespace {
 
-// The rates of one step folded into the few numbers the update needs (computed on the host,
-// make_coefficients() in stencil.cu).
-struct Coefficients {
-  float dt_du;    // dt * Du
-  float dt_dv;    // dt * Dv
-  float dt;       // dt
-  float dt_feed;  // dt * F
-  float keep_u;   // 1 - dt * F: the share of u that feeding leaves
-  float keep_v;   // 1 - dt * (F + k): the share of v that feeding and killing leave
-};
+// The rates of one step folded into the few numbers the update needs: dt_du, dt_dv, dt, dt_feed,
+// keep_u = 1 - dt F, keep_v = 1 - dt (F + k) (common/'s gs::StepCoefficients, computed on the
+// host by gs::step_coefficients()).
+using Coefficients = gs::StepCoefficients;
 
 // The device layout, shared by every kernel: each field is `rows` rows of `pitch` floats; pitch
 // is cols rounded up to 32 floats, so every row starts on a 128-byte line and 16-byte vector

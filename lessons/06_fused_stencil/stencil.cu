@@ -51,13 +51,6 @@ namespace {
 // 1. The update of one cell, specialised to the nine unit weights
 // ---------------------------------------------------------------------------------------------
 
-// The rates of one step folded into Coefficients (layout.cuh, with the device layout and
-// FrameGraphs: what shared_blocking.cuh is given).
-Coefficients make_coefficients(const gs::Rates& r) {
-  return {r.dt * r.diffusion_u, r.dt * r.diffusion_v, r.dt,
-          r.dt * r.feed,        1.0f - r.dt * r.feed, 1.0f - r.dt * (r.feed + r.kill)};
-}
-
 // The exercise: nine_term_update(), the update of one cell; shared_blocking_kernel(), several
 // steps per launch in shared memory; advance_through_graph(), a frame replayed as a CUDA graph.
 // Angle brackets: the build picks lessons/06_fused_stencil/shared_blocking.cuh (your stubs) or

@@ -6,11 +6,7 @@
 
 #include <cstddef>
 
-#if defined(__CUDACC__)
-#define GS_HOST_DEVICE __host__ __device__
-#else
-#define GS_HOST_DEVICE
-#endif
+#include "gs/host_device.hpp"  // GS_HOST_DEVICE
 
 namespace {
 

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "gs/lesson.hpp"
+#include "gs/step_coefficients.hpp"
 
 // Angle brackets: the build picks lessons/11_on_chip/exchange.hpp (your stubs) or the
 // solution's copy.
@@ -55,20 +56,8 @@
 namespace on_chip {
 namespace {
 
-// The rates of one step folded into the few numbers the update needs.
-struct Coefficients {
-  float dt_du;    // dt * Du
-  float dt_dv;    // dt * Dv
-  float dt;       // dt
-  float dt_feed;  // dt * F
-  float keep_u;   // 1 - dt * F
-  float keep_v;   // 1 - dt * (F + k)
-};
-
-Coefficients make_coefficients(const gs::Rates& r) {
-  return {r.dt * r.diffusion_u, r.dt * r.diffusion_v, r.dt,
-          r.dt * r.feed,        1.0f - r.dt * r.feed, 1.0f - r.dt * (r.feed + r.kill)};
-}
+// The rates of one step folded into the few numbers the update needs (common/).
+using Coefficients = gs::StepCoefficients;
 
 // The cells of the 3 x 3 box around a cell at global (row or column) `index` that lie in a grid
 // of `size` along that direction: 3 inside, 2 on an edge, 1 when the grid is one cell wide.
@@ -285,7 +274,7 @@ namespace {
 template <int kColumns>
 void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates& rates, int steps,
                            int threads) {
-  const Coefficients k = make_coefficients(rates);
+  const Coefficients k = gs::step_coefficients(rates);
   const std::size_t kept_size = static_cast<std::size_t>(p.padded_rows) * p.shared_pitch;
   const std::size_t global_size = static_cast<std::size_t>(p.rows) * p.pitch;
   const float poison = std::numeric_limits<float>::quiet_NaN();

@@ -75,7 +75,7 @@ class OnChipStepper : public gs::Stepper {
     current_ = 0;
     copy_in(buffer(0, 0), state.u.data());
     copy_in(buffer(0, 1), state.v.data());
-    coefficients_ = make_coefficients(rates);
+    coefficients_ = gs::step_coefficients(rates);
   }
 
   void advance(int steps) override {
