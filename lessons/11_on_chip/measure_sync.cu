@@ -91,6 +91,49 @@ __global__ void exchange_dsmem(int iterations, int floats, float* sink) {
 #endif
 }
 
+// The mean time of one round, in microseconds, of `launch` (a launch of `rounds` rounds): the
+// launch runs twice, and the second one, warm, is timed.
+template <class Launch>
+double microseconds_per_round(cudaEvent_t start, cudaEvent_t stop, int rounds, Launch launch) {
+  for (int rep = 0; rep < 2; ++rep) {
+    CHECK(cudaEventRecord(start));
+    launch();
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+  }
+  float ms = 0.0f;
+  CHECK(cudaEventElapsedTime(&ms, start, stop));
+  return ms * 1e3 / rounds;
+}
+
+// A launch in clusters of `size` blocks, as many clusters as can be resident at once (0 where
+// the GPU has no clusters). Not copyable: the configuration points at its own attribute.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute[1];
+  cudaLaunchConfig_t config = {};
+  int clusters = 0;
+
+  template <class Kernel>
+  ClusterLaunch(Kernel kernel, int size, int threads, std::size_t shared) {
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = size;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = shared;
+    config.gridDim = dim3(size * 64);
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+      cudaGetLastError();  // the query's error is the answer: no clusters here
+      clusters = 0;
+    }
+    config.gridDim = dim3(size * clusters);
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 int measure() {
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
@@ -107,56 +150,29 @@ int measure() {
   for (int threads : {256, 672, 1024}) {
     int iterations = 20000;
     void* args[] = {&iterations, &isink};
-    for (int rep = 0; rep < 2; ++rep) {
-      CHECK(cudaEventRecord(a));
+    const double grid_us = microseconds_per_round(a, b, iterations, [&] {
       CHECK(cudaLaunchCooperativeKernel((void*)grid_barriers, sms, threads, args, 0, 0));
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-    }
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    std::printf("grid.sync(), %d blocks x %d threads: %.3f us\n", sms, threads,
-                ms * 1e3 / iterations);
-    CHECK(cudaEventRecord(a));
-    block_barriers<<<sms, threads>>>(iterations, isink);
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    std::printf("__syncthreads(), %d threads: %.3f us\n", threads, ms * 1e3 / iterations);
+    });
+    std::printf("grid.sync(), %d blocks x %d threads: %.3f us\n", sms, threads, grid_us);
+    const double block_us = microseconds_per_round(
+        a, b, iterations, [&] { block_barriers<<<sms, threads>>>(iterations, isink); });
+    std::printf("__syncthreads(), %d threads: %.3f us\n", threads, block_us);
   }
 
   CHECK(cudaFuncSetAttribute(cluster_barriers, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   CHECK(cudaFuncSetAttribute(exchange_dsmem, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   for (int size : {2, 4, 8, 16}) {
-    int iterations = 20000;
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = size;
-    attribute[0].val.clusterDim.y = 1;
-    attribute[0].val.clusterDim.z = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    config.blockDim = dim3(672);
-    config.dynamicSmemBytes = 0;
-    int clusters = 0;
-    config.gridDim = dim3(size * 64);
-    if (cudaOccupancyMaxActiveClusters(&clusters, cluster_barriers, &config) != cudaSuccess) {
+    const int iterations = 20000;
+    ClusterLaunch launch(cluster_barriers, size, 672, 0);
+    if (launch.clusters == 0) {
       std::printf("cluster %d: not supported\n", size);
-      cudaGetLastError();
       continue;
     }
-    config.gridDim = dim3(size * clusters);
-    for (int rep = 0; rep < 2; ++rep) {
-      CHECK(cudaEventRecord(a));
-      CHECK(cudaLaunchKernelEx(&config, cluster_barriers, iterations, isink));
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-    }
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
+    const double us = microseconds_per_round(a, b, iterations, [&] {
+      CHECK(cudaLaunchKernelEx(&launch.config, cluster_barriers, iterations, isink));
+    });
     std::printf("cluster.sync(), cluster of %d, %d clusters x 672 threads: %.3f us\n", size,
-                clusters, ms * 1e3 / iterations);
+                launch.clusters, us);
   }
 
   // Exchanges of one K-deep edge of a tile: 4 rows x 183 columns x 2 fields = 1464 floats.
@@ -169,43 +185,24 @@ int measure() {
     CHECK(cudaFuncSetAttribute(exchange_l2, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                (int)shared));
     void* args[] = {&iterations, &floats, &mailbox, &fsink};
-    float ms;
-    for (int rep = 0; rep < 2; ++rep) {
-      CHECK(cudaEventRecord(a));
+    const double l2_us = microseconds_per_round(a, b, iterations, [&] {
       CHECK(cudaLaunchCooperativeKernel((void*)exchange_l2, sms, threads, args, shared, 0));
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-    }
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    std::printf("exchange through L2 + grid.sync, %d floats per block: %.3f us\n", floats,
-                ms * 1e3 / iterations);
+    });
+    std::printf("exchange through L2 + grid.sync, %d floats per block: %.3f us\n", floats, l2_us);
     CHECK(cudaFree(mailbox));
     CHECK(cudaFuncSetAttribute(exchange_dsmem, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                (int)shared));
     for (int size : {2, 8}) {
-      cudaLaunchConfig_t config = {};
-      cudaLaunchAttribute attribute[1];
-      attribute[0].id = cudaLaunchAttributeClusterDimension;
-      attribute[0].val.clusterDim.x = size;
-      attribute[0].val.clusterDim.y = 1;
-      attribute[0].val.clusterDim.z = 1;
-      config.attrs = attribute;
-      config.numAttrs = 1;
-      config.blockDim = dim3(threads);
-      config.dynamicSmemBytes = shared;
-      config.gridDim = dim3(size * 64);
-      int clusters = 0;
-      CHECK(cudaOccupancyMaxActiveClusters(&clusters, exchange_dsmem, &config));
-      config.gridDim = dim3(size * clusters);
-      for (int rep = 0; rep < 2; ++rep) {
-        CHECK(cudaEventRecord(a));
-        CHECK(cudaLaunchKernelEx(&config, exchange_dsmem, iterations, floats, fsink));
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
+      ClusterLaunch launch(exchange_dsmem, size, threads, shared);
+      if (launch.clusters == 0) {
+        std::printf("exchange through DSMEM (cluster %d): not supported\n", size);
+        continue;
       }
-      CHECK(cudaEventElapsedTime(&ms, a, b));
+      const double us = microseconds_per_round(a, b, iterations, [&] {
+        CHECK(cudaLaunchKernelEx(&launch.config, exchange_dsmem, iterations, floats, fsink));
+      });
       std::printf("exchange through DSMEM + cluster.sync (cluster %d), %d floats: %.3f us\n", size,
-                  floats, ms * 1e3 / iterations);
+                  floats, us);
     }
   }
   return 0;
