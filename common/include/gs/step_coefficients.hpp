@@ -21,8 +21,11 @@ struct StepCoefficients {
 
 /// @brief The StepCoefficients of @p rates.
 inline StepCoefficients step_coefficients(const Rates& rates) {
-  return {rates.dt * rates.diffusion_u, rates.dt * rates.diffusion_v, rates.dt,
-          rates.dt * rates.feed,        1.0f - rates.dt * rates.feed,
+  return {rates.dt * rates.diffusion_u,
+          rates.dt * rates.diffusion_v,
+          rates.dt,
+          rates.dt * rates.feed,
+          1.0f - rates.dt * rates.feed,
           1.0f - rates.dt * (rates.feed + rates.kill)};
 }
 
