@@ -13,6 +13,8 @@
 // and the advance with the GIL released, in batches that let Ctrl-C through. Errors: a bad
 // parameter or array is a ValueError with the programs' message (TypeError for what is not an
 // array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
+// The module's plumbing lives in program/: the checks of the parameters and the choice of an
+// implementation (choices.cpp), and what Python sees besides the two classes (functions.cpp).
 #include <pthread.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -20,7 +22,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,10 +36,11 @@
 #include "gs/interrupt.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"
-#include "gs/registry.hpp"
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
 #include "gs/timing.hpp"
+#include "program/choices.hpp"
+#include "program/functions.hpp"
 
 namespace lesson10 {
 
@@ -110,149 +112,6 @@ bool overlaps(const ArrayInfo& u, const ArrayInfo& v, const Target& target) {
 
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// 2. Parameters and implementations
-// ---------------------------------------------------------------------------------------------
-
-// The programs' refusal (gs::find_problems), with the keyword this module takes named first:
-// "feed (-f/--feedrate) must be a finite number greater than 0 (got -1)".
-std::string with_keywords(std::string message) {
-  static const std::pair<const char*, const char*> kKeywords[] = {
-      {"-r/--nbrow", "rows"},    {"-c/--nbcol", "cols"}, {"-k/--killrate", "kill"},
-      {"-f/--feedrate", "feed"}, {"-t/--deltat", "dt"},  {"-u/--diffusion-u", "du"},
-      {"-v/--diffusion-v", "dv"}};
-  for (const auto& [flag, keyword] : kKeywords) {
-    const std::string named = std::string(keyword) + " (" + flag + ")";
-    for (std::size_t at = message.find(flag); at != std::string::npos;
-         at = message.find(flag, at + named.size())) {
-      message.replace(at, std::string(flag).size(), named);
-    }
-  }
-  return message;
-}
-
-// The keywords' values as the programs' flags take them: a number float32 holds (common's
-// float32_problem(), the check of every rate flag: "--feedrate: 1e39 is too large for float32
-// ..."), then the programs' checks of the grid and the rates (gs::find_problems,
-// common/src/params.cpp), with the same messages, which the suite compares with gray_scott's.
-struct Keyword {
-  const char* flag;
-  double value;
-};
-
-// Refuses a grid or rates the programs refuse, with their messages (ValueError).
-void validate(int rows, int cols, const Keyword (&rates)[5]) {
-  std::vector<std::string> problems;
-  for (const Keyword& rate : rates) {
-    const std::string problem = gs::float32_problem(rate.value);
-    if (!problem.empty()) {
-      problems.push_back(std::string(rate.flag) + ": " +
-                         py::str(py::float_(rate.value)).cast<std::string>() + " " + problem);
-    }
-  }
-  if (problems.empty()) {
-    gs::Params params;
-    params.rows = rows;
-    params.cols = cols;
-    params.rates.kill = static_cast<float>(rates[0].value);
-    params.rates.feed = static_cast<float>(rates[1].value);
-    params.rates.dt = static_cast<float>(rates[2].value);
-    params.rates.diffusion_u = static_cast<float>(rates[3].value);
-    params.rates.diffusion_v = static_cast<float>(rates[4].value);
-    problems = gs::find_problems(params);
-  }
-  if (problems.empty()) return;
-  std::string message = "invalid parameters:";
-  for (const std::string& problem : problems) message += "\n  " + with_keywords(problem);
-  throw gs::InvalidParameter(message);
-}
-
-// The grid alone (initial_state(), random_state()).
-void validate(int rows, int cols) {
-  const gs::Rates defaults;
-  validate(rows, cols,
-           {{"-k/--killrate", defaults.kill},
-            {"-f/--feedrate", defaults.feed},
-            {"-t/--deltat", defaults.dt},
-            {"-u/--diffusion-u", defaults.diffusion_u},
-            {"-v/--diffusion-v", defaults.diffusion_v}});
-}
-
-const std::vector<gs::Implementation>& registry() {
-  static const std::vector<gs::Implementation> implementations = gs::all_implementations();
-  return implementations;
-}
-
-// The implementation called `name`, or the first one this machine can run (gray_scott's
-// default); the programs' refusals otherwise.
-const gs::Implementation& choose(const std::string& name) {
-  if (name.empty()) {
-    for (const gs::Implementation& impl : registry()) {
-      if (gs::usable(impl)) return impl;
-    }
-  }
-  const gs::Implementation* chosen = gs::find_implementation(registry(), name);
-  if (chosen == nullptr) {
-    std::string known;
-    for (const gs::Implementation& impl : registry())
-      known += (known.empty() ? "" : ", ") + impl.name;
-    throw py::value_error("no implementation named '" + name +
-                          "' (see grayscott.list_implementations(): " + known + ")");
-  }
-  if (!gs::usable(*chosen)) {
-    throw std::runtime_error("'" + chosen->name + "' needs a GPU: " + gs::gpu_status().reason);
-  }
-  return *chosen;
-}
-
-// ---------------------------------------------------------------------------------------------
-// OpenMP and fork()
-// ---------------------------------------------------------------------------------------------
-
-// GNU OpenMP (libgomp) is not fork-safe: once a parallel region has run, its pool of threads
-// exists, and a child made by fork() (os.fork, multiprocessing's default 'fork' start method on
-// Linux) inherits the pool's bookkeeping without its threads: the child's first parallel region
-// waits for them forever. What a user expects of a worker process is a result or an error, never
-// a hang; running the child on one thread instead is not safe either (the runtime's state after a
-// fork is undefined), nor what a pool of workers is for. So a child forked after OpenMP started
-// in its parent refuses the OpenMP implementations with a RuntimeError that names the cause and
-// the fix; single-threaded implementations, and children forked before any OpenMP work, run.
-
-std::atomic<bool> g_openmp_started{false};       // this process ran an OpenMP implementation
-std::atomic<bool> g_forked_after_openmp{false};  // ... before the fork() that made this process
-
-extern "C" void note_fork_in_child() {  // pthread_atfork: runs in the child, one thread
-  if (g_openmp_started.load()) g_forked_after_openmp.store(true);
-}
-
-// Whether `implementation` runs on OpenMP's threads: lesson 02's "-omp" steppers and lesson
-// 03's Thrust on the CPU (Thrust's OpenMP backend, "l03cpu-...").
-bool runs_on_openmp(const gs::Implementation& implementation) {
-  const std::string& name = implementation.name;
-  const std::string suffix = "-omp";
-  const bool omp_named = name.size() >= suffix.size() &&
-                         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return implementation.device == gs::Device::cpu &&
-         (omp_named || implementation.lesson == "03_thrust");
-}
-
-// Called before every use of an OpenMP stepper (creating it: its load() runs parallel regions
-// too; every call on it): refuses in a child forked after OpenMP started, else notes that OpenMP
-// has started in this process.
-void require_fork_safe_openmp(const std::string& implementation) {
-  if (g_forked_after_openmp.load()) {
-    throw std::runtime_error(
-        "'" + implementation +
-        "' runs on OpenMP threads, and this process was forked (os.fork, "
-        "or multiprocessing's default 'fork' start method) after its parent had run OpenMP: "
-        "GNU OpenMP (libgomp) is not fork-safe, and its threads would wait forever here. Start "
-        "the workers with multiprocessing's 'spawn' or 'forkserver' method "
-        "(multiprocessing.get_context('spawn').Pool(...)), or use a single-threaded "
-        "implementation in the child (e.g. 'l02-simd')");
-  }
-  g_openmp_started.store(true);
-}
-
 std::int64_t field_bytes(const Target& target) {
   return std::int64_t{target.rows} * target.cols * static_cast<std::int64_t>(sizeof(float));
 }
@@ -262,7 +121,7 @@ void require_steps(std::int64_t steps) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. The work advance_released() drives
+// 2. The work advance_released() drives
 // ---------------------------------------------------------------------------------------------
 
 // The stepper's own state.
@@ -349,7 +208,7 @@ class CopiedThrough final : public Work {
 };
 
 // ---------------------------------------------------------------------------------------------
-// 4. The two classes Python sees
+// 3. The two classes Python sees
 // ---------------------------------------------------------------------------------------------
 
 // What Simulation and Stepper share: the chosen implementation's stepper, loaded once (it then
@@ -655,61 +514,6 @@ class CallerStepper final : public Engine {
   }
 };
 
-py::list list_implementations() {
-  py::list list;
-  for (const gs::Implementation& impl : registry()) {
-    py::dict entry;
-    entry["name"] = impl.name;
-    entry["lesson"] = impl.lesson;
-    entry["summary"] = impl.summary;
-    entry["device"] = impl.device == gs::Device::gpu ? "gpu" : "cpu";
-    entry["generic"] = impl.generic;
-    entry["usable"] = gs::usable(impl);
-    list.append(entry);
-  }
-  return list;
-}
-
-// `implementation=`: None (the default choice) or a name.
-std::string name_of(const py::object& implementation) {
-  if (implementation.is_none()) return "";
-  if (!py::isinstance<py::str>(implementation)) {
-    throw py::type_error(
-        "implementation must be a name (see grayscott.list_implementations()) "
-        "or None");
-  }
-  return implementation.cast<std::string>();
-}
-
-// What Simulation(...) and Stepper(...) do: check the grid and the rates, choose the
-// implementation, then make the object (which loads the initial condition).
-template <typename Made>
-std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation, double feed,
-                           double kill, double dt, double du, double dv) {
-  validate(rows, cols,
-           {{"-k/--killrate", kill},
-            {"-f/--feedrate", feed},
-            {"-t/--deltat", dt},
-            {"-u/--diffusion-u", du},
-            {"-v/--diffusion-v", dv}});
-  gs::Rates rates;
-  rates.feed = static_cast<float>(feed);
-  rates.kill = static_cast<float>(kill);
-  rates.dt = static_cast<float>(dt);
-  rates.diffusion_u = static_cast<float>(du);
-  rates.diffusion_v = static_cast<float>(dv);
-  const gs::Implementation& chosen = choose(name_of(implementation));
-  return std::make_unique<Made>(rows, cols, chosen, rates);
-}
-
-py::tuple as_numpy(const gs::State& state) {
-  py::array_t<float> u({state.rows, state.cols});
-  py::array_t<float> v({state.rows, state.cols});
-  std::copy(state.u.begin(), state.u.end(), u.mutable_data());
-  std::copy(state.v.begin(), state.v.end(), v.mutable_data());
-  return py::make_tuple(u, v);
-}
-
 }  // namespace
 }  // namespace lesson10
 
@@ -723,8 +527,7 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
       "Errors: ValueError for a bad parameter or array (TypeError when it is no array at all),\n"
       "RuntimeError for a GPU implementation without a GPU or a CUDA error.";
   // A child forked after OpenMP started refuses the OpenMP implementations instead of hanging.
-  static const int fork_handler = pthread_atfork(nullptr, nullptr, note_fork_in_child);
-  (void)fork_handler;
+  install_fork_handler();
   const gs::Rates defaults;
   const gs::Params run;
 
@@ -789,108 +592,5 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
                ", implementation='" + s.implementation() + "')";
       });
 
-  py::class_<DeviceArray>(module, "DeviceArray",
-                          "A float32 (rows, cols) array in device memory that the module made; "
-                          "hand it to CuPy, PyTorch or JAX with their from_dlpack (or "
-                          "cupy.asarray), or download it with numpy().")
-      .def_property_readonly(
-          "shape", [](const DeviceArray& a) { return py::make_tuple(a.rows(), a.cols()); })
-      .def_property_readonly("dtype", [](const DeviceArray&) { return py::dtype::of<float>(); })
-      .def_property_readonly("device", &DeviceArray::device, "the GPU's number")
-      .def_property_readonly("__cuda_array_interface__", &DeviceArray::cuda_array_interface)
-      .def(
-          "__dlpack__",
-          [](const DeviceArray& a, const py::object& stream, const py::object&, const py::object&,
-             const py::object&) { return a.dlpack(stream); },
-          py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-          py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
-      .def("__dlpack_device__", &DeviceArray::dlpack_device)
-      .def("numpy", &DeviceArray::to_numpy, "a host copy (a NumPy array)")
-      .def("__repr__", [](const DeviceArray& a) {
-        return "grayscott.DeviceArray(shape=(" + std::to_string(a.rows()) + ", " +
-               std::to_string(a.cols()) +
-               "), dtype=float32, device=cuda:" + std::to_string(a.device()) + ")";
-      });
-
-  module.def(
-      "to_device",
-      [](const py::array_t<float, py::array::c_style | py::array::forcecast>& host) {
-        if (host.ndim() != 2 || host.shape(0) < 1 || host.shape(1) < 1 || host.shape(0) > INT_MAX ||
-            host.shape(1) > INT_MAX) {
-          throw ArrayError("to_device() takes a non-empty 2-dimensional array");
-        }
-        const int rows = static_cast<int>(host.shape(0));
-        const int cols = static_cast<int>(host.shape(1));
-        return DeviceArray::from_host(host.data(), cols, rows, cols);
-      },
-      py::arg("array"), "A DeviceArray copy of a host array (converted to float32 C order first).");
-  module.def("list_implementations", &list_implementations,
-             "Every implementation of the build, fastest first, as `gray_scott --list` shows "
-             "them: name, lesson, summary, device, generic, usable.");
-  module.def(
-      "defaults",
-      [run]() {
-        py::dict d;
-        d["rows"] = run.rows;
-        d["cols"] = run.cols;
-        d["frames"] = run.frames;
-        d["steps_per_frame"] = run.steps_per_frame;
-        d["feed"] = run.rates.feed;
-        d["kill"] = run.rates.kill;
-        d["dt"] = run.rates.dt;
-        d["du"] = run.rates.diffusion_u;
-        d["dv"] = run.rates.diffusion_v;
-        return d;
-      },
-      "The course's defaults (common/include/gs/params.hpp).");
-  module.def(
-      "initial_state",
-      [](int rows, int cols) {
-        validate(rows, cols);
-        return as_numpy(gs::initial_state(rows, cols));
-      },
-      py::arg("rows"), py::arg("cols"), "(u, v): the course's initial condition");
-  module.def(
-      "random_state",
-      [](int rows, int cols, std::uint64_t seed) {
-        validate(rows, cols);
-        return as_numpy(gs::random_state(rows, cols, seed));
-      },
-      py::arg("rows"), py::arg("cols"), py::arg("seed"),
-      "(u, v) drawn from [0, 1) by the tests' seeded generator (gs::random_state)");
-  module.def("gpu_status", []() {
-    const gs::GpuStatus& status = gs::gpu_status();
-    py::dict d;
-    d["available"] = status.available;
-    d["device_count"] = status.device_count;
-    d["name"] = status.name;
-    d["reason"] = status.reason;
-    return d;
-  });
-  module.def(
-      "transfer_counters",
-      []() {
-        const Transfers& t = transfers();
-        py::dict d;
-        d["host_to_device"] = t.host_to_device.load();
-        d["device_to_host"] = t.device_to_host.load();
-        d["device_to_device"] = t.device_to_device.load();
-        d["host_to_host"] = t.host_to_host.load();
-        d["copies"] = t.calls.load();
-        return d;
-      },
-      "Bytes the module copied, by direction, since loading or the last reset.");
-  module.def("reset_transfer_counters", []() {
-    Transfers& t = transfers();
-    t.host_to_device = 0;
-    t.device_to_host = 0;
-    t.device_to_device = 0;
-    t.host_to_host = 0;
-    t.calls = 0;
-  });
-  py::dict build;
-  build["variant"] = GS_MODULE_VARIANT;
-  build["cuda"] = GS_HAVE_CUDA != 0;
-  build["dlpack"] = dlpack_version();
-  module.attr("build") = build;
+  define_functions(module);  // program/functions.cpp: DeviceArray and the free functions
 }
