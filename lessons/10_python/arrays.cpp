@@ -14,12 +14,13 @@
 #include "gs/cuda_check.hpp"
 #endif
 #if GS_HAVE_DLPACK
-#include <dlpack/dlpack.h>
+// The learner's file: from_dlpack(), an array read through DLPack, written against
+// dlpack_api.hpp. Angle brackets: the build picks lessons/10_python/from_dlpack.hpp (the stub) or
+// the solution's.
+#include <from_dlpack.hpp>
 #endif
 
 namespace lesson10 {
-
-namespace {
 
 // The dtype name of a kind and size, as NumPy writes it ("float32", "int64", "bool").
 std::string numpy_name(char kind, int bits) {
@@ -46,6 +47,8 @@ std::vector<std::int64_t> compact_strides(const std::vector<std::int64_t>& shape
   return strides;
 }
 
+namespace {
+
 // Byte strides turned into element strides; whole_strides false when one is not a multiple.
 void set_strides_from_bytes(ArrayInfo& info, const std::vector<std::int64_t>& bytes) {
   const std::int64_t size = std::max(1, info.bits / 8);
@@ -56,6 +59,8 @@ void set_strides_from_bytes(ArrayInfo& info, const std::vector<std::int64_t>& by
   }
 }
 
+}  // namespace
+
 // A JAX array is immutable: JAX may share its buffer between arrays and never expects it to
 // change, so the module must not write into it even though DLPack hands over a plain pointer.
 void mark_if_immutable(ArrayInfo& info, py::handle object) {
@@ -65,6 +70,8 @@ void mark_if_immutable(ArrayInfo& info, py::handle object) {
     info.read_only_reason = "a JAX array: JAX arrays are immutable";
   }
 }
+
+namespace {
 
 ArrayInfo read_numpy(const py::array& array) {
   ArrayInfo info;
@@ -96,12 +103,6 @@ ArrayInfo read_numpy(const py::array& array) {
   }
   return info;
 }
-
-#if GS_HAVE_DLPACK
-// The learner's file: from_dlpack(), an array read through DLPack. Angle brackets: the build picks
-// lessons/10_python/from_dlpack.hpp (the stub) or the solution's.
-#include <from_dlpack.hpp>
-#endif
 
 // "<f4" -> kind 'f', 32 bits; another byte order marks the kind unknown.
 void parse_typestr(ArrayInfo& info, const std::string& typestr) {

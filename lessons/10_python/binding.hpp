@@ -8,10 +8,21 @@
 //  3. advance_released(): the steps, run with the interpreter's lock (the GIL) released, in
 //     batches between which a Ctrl-C reaches Python.
 //
-// Included by module.cpp inside namespace lesson10, after ArrayInfo and ArrayError (arrays.hpp),
-// Target, Work, Batching and overlaps(). README.md, "The exercise", says what each part must do;
-// HINTS.md helps in three levels.
+// It sees what binding_api.hpp gives it (Target, Work, Batching, overlaps(), and from arrays.hpp
+// ArrayInfo, ArrayError and place_of()) and nothing else of the module; module.cpp includes it.
+// README.md, "The exercise", says what each part must do; HINTS.md helps in three levels.
 #pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "binding_api.hpp"
+#include "gs/stepper.hpp"
+#include "gs/timing.hpp"
+
+namespace lesson10 {
 
 // Why `array` (called `name` in the message) cannot be one field of a state of `target` as it
 // lies; "" when it can. `writes`: the call writes the new state into it.
@@ -65,3 +76,5 @@ inline void advance_released(Work& work, std::int64_t steps, Batching& batching,
     done += now;
   }
 }
+
+}  // namespace lesson10

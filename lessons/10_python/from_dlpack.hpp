@@ -5,11 +5,22 @@
 //  the module's ArrayInfo: where its first cell is, its element type, its shape and its strides
 //  in cells, where its memory lives; on a GPU, handed over in the order of the caller's stream.
 //
-// Included by arrays.cpp inside namespace lesson10, after dlpack.h (DLManagedTensor, DLTensor)
-// and the helpers numpy_name(), compact_strides() and mark_if_immutable(); hold_array() calls it
-// for an object with __dlpack__ and __dlpack_device__ that is not a NumPy array. README.md, "The
-// exercise", says what it must do; HINTS.md helps in three levels.
+// It sees what dlpack_api.hpp gives it (dlpack.h; ArrayInfo, ArrayError, HeldArray and
+// CallerStream from arrays.hpp; the helpers numpy_name(), compact_strides() and
+// mark_if_immutable()) and nothing else of the module. arrays.cpp includes it; hold_array() calls
+// it for an object with __dlpack__ and __dlpack_device__ that is not a NumPy array.
+// README.md, "The exercise", says what it must do; HINTS.md helps in three levels.
 #pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "dlpack_api.hpp"
+#include "gs/stepper.hpp"
+
+namespace lesson10 {
 
 // `object` (called `name` in messages) as the module sees it through DLPack: its memory, where
 // it lies, described in ArrayInfo's terms and kept alive by HeldArray::keep_alive. It describes;
@@ -31,3 +42,5 @@ inline HeldArray from_dlpack(py::handle object, const std::string& name,
   throw ArrayError("TODO(lesson 10): from_dlpack() in lessons/10_python/from_dlpack.hpp is not " +
                    std::string("written yet, so ") + name + " (a DLPack array) is refused");
 }
+
+}  // namespace lesson10

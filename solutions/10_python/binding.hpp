@@ -8,9 +8,20 @@
 //  3. advance_released(): the steps, run with the interpreter's lock (the GIL) released, in
 //     batches between which a Ctrl-C reaches Python.
 //
-// Included by module.cpp inside namespace lesson10, after ArrayInfo and ArrayError (arrays.hpp),
-// Target, Work, Batching and overlaps().
+// It sees what binding_api.hpp gives it (Target, Work, Batching, overlaps(), and from arrays.hpp
+// ArrayInfo, ArrayError and place_of()) and nothing else of the module; module.cpp includes it.
 #pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "binding_api.hpp"
+#include "gs/stepper.hpp"
+#include "gs/timing.hpp"
+
+namespace lesson10 {
 
 // Why `array` (called `name` in the message) cannot be one field of a state of `target` as it
 // lies; "" when it can. `writes`: the call writes the new state into it.
@@ -118,3 +129,5 @@ inline void advance_released(Work& work, std::int64_t steps, Batching& batching,
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // KeyboardInterrupt
   }
 }
+
+}  // namespace lesson10

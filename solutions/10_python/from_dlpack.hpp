@@ -5,10 +5,21 @@
 //  the module's ArrayInfo: where its first cell is, its element type, its shape and its strides
 //  in cells, where its memory lives; on a GPU, handed over in the order of the caller's stream.
 //
-// Included by arrays.cpp inside namespace lesson10, after dlpack.h (DLManagedTensor, DLTensor)
-// and the helpers numpy_name(), compact_strides() and mark_if_immutable(); hold_array() calls it
-// for an object with __dlpack__ and __dlpack_device__ that is not a NumPy array.
+// It sees what dlpack_api.hpp gives it (dlpack.h; ArrayInfo, ArrayError, HeldArray and
+// CallerStream from arrays.hpp; the helpers numpy_name(), compact_strides() and
+// mark_if_immutable()) and nothing else of the module. arrays.cpp includes it; hold_array() calls
+// it for an object with __dlpack__ and __dlpack_device__ that is not a NumPy array.
 #pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "dlpack_api.hpp"
+#include "gs/stepper.hpp"
+
+namespace lesson10 {
 
 // `object` (called `name` in messages) as the module sees it through DLPack: its memory, where
 // it lies, described in ArrayInfo's terms and kept alive by HeldArray::keep_alive. It describes;
@@ -91,3 +102,5 @@ inline HeldArray from_dlpack(py::handle object, const std::string& name,
   mark_if_immutable(info, object);
   return held;
 }
+
+}  // namespace lesson10
