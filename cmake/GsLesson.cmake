@@ -11,7 +11,7 @@
 # once with lessons/NN_topic/ on the include path (the exercise) and once with solutions/NN_topic/
 # (the solution).
 #
-# LEARNER_ALONE: each learner file must compile on its own (issue 28): it includes what it uses
+# LEARNER_ALONE: each learner file must compile on its own: it includes what it uses
 # (its lesson's small API header, e.g. lessons/11_on_chip/tiles.hpp, or common/'s headers) and so
 # sees what the lesson gives it and nothing else, not the body's definitions nor what the body
 # includes (the reference, say). The check: for each build and variant, the OBJECT library

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Nothing in sight does the exercise for the learner (issue 29), checked in CI.
+"""Nothing in sight does the exercise for the learner, checked in CI.
 
 For each lesson with a learner's file (solutions/NN_topic/<file> beside lessons/NN_topic/<file>),
 the lines the solution adds or changes (a diff against the shipped stubs) are the answer. This

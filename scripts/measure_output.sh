@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The durable output measured on the GPU machine in one sitting (issue 20; lesson 07's README,
+# The durable output measured on the GPU machine in one sitting (lesson 07's README,
 # section 7 and "Results"): builds only gray_scott and gs_benchmark, then, in a directory on the
 # machine's disk (never tmpfs),
 #   1. gs_benchmark --end-to-end DIR --fsync: the program against the disk's own durable write of

@@ -950,7 +950,7 @@ double seconds_of(const std::function<void()>& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Case 1 of issue 18: the map was written to `<png>.partial-<pid>`, following a link planted
+// Found by an attacker: the map was written to `<png>.partial-<pid>`, following a link planted
 // there. The shell plants links at both files' old names for its own process id, which the
 // program keeps (exec).
 TEST(ProgramOutput, ALinkPlantedAtTheOldTemporaryNameIsNotFollowed) {

@@ -638,7 +638,7 @@ class TestArrays:
                                          r"CPU|lives in memory that CUDA does not know)")
 
     def test_malformed_cuda_array_interface(self):
-        # Issue 27, case 12: a strides tuple shorter than the shape was read past its end; a
+        # Found by an attacker: a strides tuple shorter than the shape was read past its end; a
         # stream or a shape pybind11 cannot convert raised its "Unable to cast Python instance".
         def fake(**changes):
             interface = {"shape": (17, 33), "typestr": "<f4", "data": (0x7F0000000000, False),
@@ -772,7 +772,7 @@ class TestParameters:
 
     @pytest.mark.parametrize("name", ["reference", "l01-naive"])
     def test_divergence_is_the_programs_error(self, name):
-        # Issue 27, case 9: gray_scott -f 1e38 says "the simulation diverged" and exits 1; the
+        # Found by an attacker: gray_scott -f 1e38 says "the simulation diverged" and exits 1; the
         # module returned a v that was not finite anywhere, without an error.
         result = subprocess.run([str(gray_scott()), "--no-output", "--impl", "reference", "-r",
                                  "64", "-c", "64", "-n", "1", "-e", "64", "-f", "1e38"],

@@ -481,7 +481,7 @@ TEST(OutputAppend, OldContentThenTheHeaderOnlyForANewOrEmptyFile) {
   EXPECT_EQ(read_all(dir + "/measurements.csv"), std::string(gs::kMeasurementColumns) + "\na,b\n");
 }
 
-// Case 10 of issue 27: four gs_benchmark --csv on one file at once, all rc 0, two rows in it:
+// Found by an attacker: four gs_benchmark --csv on one file at once, all rc 0, two rows in it:
 // each copied the same old content and the last rename dropped the others' rows.
 TEST(OutputAppend, ConcurrentAppendsKeepEveryRow) {
   const std::string dir = temp_dir("append_concurrent");

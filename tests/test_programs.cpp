@@ -331,7 +331,7 @@ TEST(Benchmark, ResidentSaysHowMuchOfAFileIsInThePageCache) {
   EXPECT_NE(missing.output.find("cannot open"), std::string::npos) << missing.output;
 }
 
-// Case 7 of issue 27: `--max-seconds nan` was accepted and never spent; a budget shorter than one
+// Found by an attacker: `--max-seconds nan` was accepted and never spent; a budget shorter than one
 // frame waited for whole frames (0.5 s with 1000-step frames took 46 s), and the footnote
 // rounded it ("budget --max-seconds 0 s").
 TEST(Benchmark, MaxSecondsIsAFinitePositiveBudgetThatBoundsTheRun) {
@@ -365,7 +365,7 @@ std::string read_all(const std::string& path) {
 const std::string kQuickBenchmark =
     std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference";
 
-// Case 6 of issue 18: `gs_benchmark --csv FIFO` (or --markdown) waited for a reader forever.
+// Found by an attacker: `gs_benchmark --csv FIFO` (or --markdown) waited for a reader forever.
 TEST(BenchmarkOutput, AFifoIsRefusedWithoutHanging) {
   const std::string dir = gs::test::fresh_directory("benchmark_fifo");
   const std::string fifo = dir + "/fifo";

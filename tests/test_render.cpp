@@ -317,7 +317,7 @@ mode_t mode_of(const std::string& path) {
   return status.st_mode & 07777;
 }
 
-// Case 6 of issue 18: `gs_render --gif FIFO` waited for a reader forever; so did a FIFO where a
+// Found by an attacker: `gs_render --gif FIFO` waited for a reader forever; so did a FIFO where a
 // PNG frame goes.
 TEST(RenderOutput, AFifoIsRefusedWithoutHanging) {
   const std::string dir = fresh_directory("render_fifo");
@@ -463,8 +463,9 @@ TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
   EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
 }
 
-// Issue 27: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d g.gif` made the
-// directory g.gif, then blamed --gif for being one. Every path is checked before anything is made.
+// Found by an attacker: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d
+// g.gif` made the directory g.gif, then blamed --gif for being one. Every path is checked before
+// anything is made.
 TEST(Render, TheFramesDirectoryIsCheckedBeforeItIsMade) {
   const std::string dir = fresh_directory("render_frames_directory");
   const std::string h5 = small_output(dir);

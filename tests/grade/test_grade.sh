@@ -29,7 +29,7 @@
 #                 absolute path into the learner's own checkout (it builds and passes, and the
 #                 compiler's dependency records show it): both INVALID, the include named
 #   exit          lesson 02 as shipped plus a static constructor that exits 0 before the test
-#                 runs (issue 27: 73/73 PASS): FAIL, no report of the test from GoogleTest
+#                 runs (once: 73/73 PASS): FAIL, no report of the test from GoogleTest
 #   reference     lesson 01's update_interior() as one call of gs::reference_step<float> (issue
 #                 27: 44/44 PASS): the body no longer lets it see the reference (BUILD FAILED);
 #                 with the header included, INVALID, the symbol named; the report has no empty
@@ -275,7 +275,7 @@ case_include() {
     "L['02']['tests_verdict'] == 'PASS' and r['status'] == 'invalid'"
 }
 
-# --- exit: the test process exits 0 before GoogleTest runs the test (issue 27, first attack)
+# --- exit: the test process exits 0 before GoogleTest runs the test (an attack that once passed)
 case_exit() {
   branch exit
   cat >> lessons/02_simd_threads/row_loop.hpp <<'EOF'
@@ -290,7 +290,7 @@ EOF
     "L['02']['status'] == 'FAIL' and L['02']['tests']['passed'] == 0 and L['02']['tests']['failed'] == L['02']['tests']['total'] > 0 and 'no report of this test from GoogleTest' in L['02']['details']"
 }
 
-# --- reference: the exercise as one call of the reference (issue 27, second attack)
+# --- reference: the exercise as one call of the reference (an attack that once passed)
 case_reference() {
   branch reference
   sed -i '/^inline void update_interior/,$d' lessons/01_profiling/interior.hpp
