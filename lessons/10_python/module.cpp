@@ -15,7 +15,13 @@
 // array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
 // The module's plumbing lives in program/: the checks of the parameters and the choice of an
 // implementation (choices.cpp), and what Python sees besides the two classes (functions.cpp).
-#include <pthread.h>
+
+// The learner's file: array_problem(), field_view(), advance_released(), written against
+// binding_api.hpp (Target, Work, Batching, overlaps()). Angle brackets: the build picks
+// lessons/10_python/binding.hpp (the stubs) or the solution's. It comes first, so that it sees
+// only what it includes itself (the build also compiles it alone).
+#include <binding.hpp>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -41,11 +47,6 @@
 #include "gs/timing.hpp"
 #include "program/choices.hpp"
 #include "program/functions.hpp"
-
-// The learner's file: array_problem(), field_view(), advance_released(), written against
-// binding_api.hpp (Target, Work, Batching, overlaps()). Angle brackets: the build picks
-// lessons/10_python/binding.hpp (the stubs) or the solution's.
-#include <binding.hpp>
 
 namespace lesson10 {
 
