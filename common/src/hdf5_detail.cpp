@@ -117,18 +117,6 @@ std::string hdf5_first_error() {
   return printable(first);
 }
 
-namespace {
-
-const char* non_regular_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
-
 // Opens @p path read-only after checking that it is a regular file (through symbolic links), with
 // a message that says why it cannot be opened: missing, truncated, not HDF5.
 hid_t open_for_reading(const std::string& path) {
@@ -140,7 +128,7 @@ hid_t open_for_reading(const std::string& path) {
   }
   if (!S_ISREG(status.st_mode)) {
     throw OutputError("cannot open " + file + " as an HDF5 file: it is " +
-                      non_regular_kind(status.st_mode) + ", not a regular file");
+                      output_detail::kind_of(status.st_mode) + ", not a regular file");
   }
   const hid_t opened = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (opened >= 0) return opened;
