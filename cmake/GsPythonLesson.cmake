@@ -128,6 +128,22 @@ function(_gs_position_independent target)
   endforeach()
 endfunction()
 
+# What the module's code and a learner file compiled alone both see: the learner's folder before
+# the body's, whether CUDA and dlpack.h are there (and dlpack.h's folder), the course's warnings
+# and the CUDA runtime.
+function(_gs_python_lesson_code target learner_dir body_dir)
+  target_include_directories(${target} PRIVATE ${learner_dir} ${body_dir})
+  target_compile_definitions(${target} PRIVATE
+    GS_HAVE_CUDA=$<BOOL:${GS_HAVE_CUDA}> GS_HAVE_DLPACK=$<BOOL:${GS_DLPACK_HEADER}>)
+  if(GS_DLPACK_HEADER)
+    target_include_directories(${target} SYSTEM PRIVATE ${PROJECT_BINARY_DIR}/generated/dlpack)
+  endif()
+  target_link_libraries(${target} PRIVATE gs_warnings)
+  if(GS_HAVE_CUDA)
+    target_link_libraries(${target} PRIVATE CUDA::cudart)
+  endif()
+endfunction()
+
 function(gs_add_python_lesson)
   cmake_parse_arguments(ARG "LEARNER_ALONE" "NUMBER;TOPIC;MODULE;LAUNCHER;TESTS"
                         "BODY;LEARNER;GROUPS;LIBRARIES" ${ARGN})
@@ -149,20 +165,13 @@ function(gs_add_python_lesson)
     pybind11_add_module(${module_target} MODULE NO_EXTRAS ${sources})
     set_target_properties(${module_target} PROPERTIES OUTPUT_NAME ${ARG_MODULE}
                           LIBRARY_OUTPUT_DIRECTORY ${module_dir})
-    target_include_directories(${module_target} PRIVATE ${learner_dir} ${body_dir})
+    _gs_python_lesson_code(${module_target} ${learner_dir} ${body_dir})
     target_compile_definitions(${module_target} PRIVATE
-      GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}"
-      GS_HAVE_CUDA=$<BOOL:${GS_HAVE_CUDA}> GS_HAVE_DLPACK=$<BOOL:${GS_DLPACK_HEADER}>)
-    if(GS_DLPACK_HEADER)
-      target_include_directories(${module_target} SYSTEM PRIVATE
-                                 ${PROJECT_BINARY_DIR}/generated/dlpack)
-    endif()
-    target_link_libraries(${module_target} PRIVATE gs_registry gs_warnings ${ARG_LIBRARIES})
-    if(GS_HAVE_CUDA)
-      target_link_libraries(${module_target} PRIVATE CUDA::cudart)
-    endif()
+      GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}")
+    target_link_libraries(${module_target} PRIVATE gs_registry ${ARG_LIBRARIES})
     # LEARNER_ALONE (as gs_add_lesson's, cmake/GsLesson.cmake): each learner file compiled alone
-    # in a generated translation unit with the module's include path, definitions and libraries,
+    # in a generated translation unit with the module's include path, definitions and libraries
+    # (_gs_python_lesson_code),
     # so that it sees its lesson's interface header and nothing of the body. A DLPack reader
     # (a file whose name says dlpack) is checked only where the module compiles one (dlpack.h).
     if(ARG_LEARNER_ALONE)
@@ -181,17 +190,8 @@ function(gs_add_python_lesson)
       add_library(${alone_target} OBJECT ${alone_sources})
       # pybind11's types are hidden, as in the module (pybind11_add_module does the same).
       set_target_properties(${alone_target} PROPERTIES CXX_VISIBILITY_PRESET hidden)
-      target_include_directories(${alone_target} PRIVATE ${learner_dir} ${body_dir})
-      target_compile_definitions(${alone_target} PRIVATE
-        GS_HAVE_CUDA=$<BOOL:${GS_HAVE_CUDA}> GS_HAVE_DLPACK=$<BOOL:${GS_DLPACK_HEADER}>)
-      if(GS_DLPACK_HEADER)
-        target_include_directories(${alone_target} SYSTEM PRIVATE
-                                   ${PROJECT_BINARY_DIR}/generated/dlpack)
-      endif()
-      target_link_libraries(${alone_target} PRIVATE pybind11::module gs_common gs_warnings)
-      if(GS_HAVE_CUDA)
-        target_link_libraries(${alone_target} PRIVATE CUDA::cudart)
-      endif()
+      _gs_python_lesson_code(${alone_target} ${learner_dir} ${body_dir})
+      target_link_libraries(${alone_target} PRIVATE pybind11::module gs_common)
     endif()
 
     # The module keeps its C++ runtime to itself, as Python's extension wheels do: libstdc++
