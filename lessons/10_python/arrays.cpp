@@ -47,20 +47,6 @@ std::vector<std::int64_t> compact_strides(const std::vector<std::int64_t>& shape
   return strides;
 }
 
-namespace {
-
-// Byte strides turned into element strides; whole_strides false when one is not a multiple.
-void set_strides_from_bytes(ArrayInfo& info, const std::vector<std::int64_t>& bytes) {
-  const std::int64_t size = std::max(1, info.bits / 8);
-  info.strides.clear();
-  for (std::int64_t stride : bytes) {
-    if (stride % size != 0) info.whole_strides = false;
-    info.strides.push_back(stride / size);
-  }
-}
-
-}  // namespace
-
 // A JAX array is immutable: JAX may share its buffer between arrays and never expects it to
 // change, so the module must not write into it even though DLPack hands over a plain pointer.
 void mark_if_immutable(ArrayInfo& info, py::handle object) {
@@ -72,6 +58,16 @@ void mark_if_immutable(ArrayInfo& info, py::handle object) {
 }
 
 namespace {
+
+// Byte strides turned into element strides; whole_strides false when one is not a multiple.
+void set_strides_from_bytes(ArrayInfo& info, const std::vector<std::int64_t>& bytes) {
+  const std::int64_t size = std::max(1, info.bits / 8);
+  info.strides.clear();
+  for (std::int64_t stride : bytes) {
+    if (stride % size != 0) info.whole_strides = false;
+    info.strides.push_back(stride / size);
+  }
+}
 
 ArrayInfo read_numpy(const py::array& array) {
   ArrayInfo info;
