@@ -468,20 +468,28 @@ namespace GS_LESSON_NAMESPACE {
 
 std::vector<gs::Implementation> implementations() {
 #if GS_HAVE_CUDA
-  gs::Implementation on_chip;
-  on_chip.name = "l11-on-chip";
-  on_chip.lesson = "11_on_chip";
-  on_chip.summary =
-      "the whole state in shared memory for a frame, one tile per SM, halos traded through L2 "
-      "every 4 steps behind a grid-wide barrier";
-  on_chip.device = gs::Device::gpu;
-  on_chip.create = [] { return std::make_unique<on_chip::OnChipStepper>(on_chip::kDefaultHalo); };
-  on_chip.refuses_grid = [](int rows, int cols) {
-    std::string why;
-    if (on_chip::plan_for_device(rows, cols, on_chip::kDefaultHalo, &why)) return std::string();
-    return why + "; lesson 06's kernels run it";
-  };
-  return {on_chip};
+  // The lesson's stepper at the model's halo, then at the other depths the model weighs
+  // (README.md, section 5): fewer exchanges against more cells computed twice.
+  std::vector<gs::Implementation> all;
+  for (const int halo : {on_chip::kDefaultHalo, 2, 6, 8}) {
+    gs::Implementation on_chip;
+    on_chip.name = halo == on_chip::kDefaultHalo ? std::string("l11-on-chip")
+                                                 : "l11-on-chip-h" + std::to_string(halo);
+    on_chip.lesson = "11_on_chip";
+    on_chip.summary =
+        "the whole state in shared memory for a frame, one tile per SM, halos traded through L2 "
+        "every " +
+        std::to_string(halo) + " steps behind a grid-wide barrier";
+    on_chip.device = gs::Device::gpu;
+    on_chip.create = [halo] { return std::make_unique<on_chip::OnChipStepper>(halo); };
+    on_chip.refuses_grid = [halo](int rows, int cols) {
+      std::string why;
+      if (on_chip::plan_for_device(rows, cols, halo, &why)) return std::string();
+      return why + "; lesson 06's kernels run it";
+    };
+    all.push_back(on_chip);
+  }
+  return all;
 #else
   return {};
 #endif
