@@ -186,6 +186,15 @@ TEST(Lesson06Limits, TheProgramSaysWhoseLimitsItPlansWith) {
   EXPECT_NE(refused.output.find("GS_DEVICE_LIMITS=sms=0: sms must be at least 1"),
             std::string::npos)
       << refused.output;
+  // The same refusal where the device is read first: the device report and the benchmark.
+  for (const std::string arguments :
+       {" --device", " benchmark --impl l06-temporal -r 8 -c 8 -n 1 -e 1"}) {
+    const gs::test::Outcome before = gs::test::run("GS_DEVICE_LIMITS=sms=0 " + program + arguments);
+    EXPECT_EQ(before.exit_code, 2) << arguments << ": " << before.output;
+    EXPECT_NE(before.output.find(": error: GS_DEVICE_LIMITS=sms=0: sms must be at least 1"),
+              std::string::npos)
+        << arguments << ": " << before.output;
+  }
 }
 
 // The shared-memory kernel where a tile and its halo meet the grid's edges in every way: a grid

@@ -625,21 +625,17 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   header << "- CPU: " << gs::cpu_model() << ", " << std::thread::hardware_concurrency()
          << " hardware threads\n";
   double bandwidth = 0.0;
-  try {
-    if (gpu_status().available) {
-      device_limits();  // a bad GS_DEVICE_LIMITS is refused before any measurement
-      bandwidth = measured_copy_bandwidth();
-      header << "- GPU: " << describe_gpu() << ", measured device copy " << std::fixed
-             << std::setprecision(0) << bandwidth / 1e9 << " GB/s (read + write)\n";
-    } else {
-      header << "- GPU: none (" << gpu_status().reason << ")\n";
-    }
-  } catch (const InvalidParameter& error) {
-    std::cerr << program_name << ": error: " << error.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception& error) {
-    std::cerr << program_name << ": error: " << error.what() << "\n";
-    return kExitFailure;
+  if (const int refused = check_before_work(program_name, [&] {
+        if (!gpu_status().available) {
+          header << "- GPU: none (" << gpu_status().reason << ")\n";
+          return;
+        }
+        device_limits();  // a bad GS_DEVICE_LIMITS is refused before any measurement
+        bandwidth = measured_copy_bandwidth();
+        header << "- GPU: " << describe_gpu() << ", measured device copy " << std::fixed
+               << std::setprecision(0) << bandwidth / 1e9 << " GB/s (read + write)\n";
+      })) {
+    return refused;
   }
   std::cout << header.str() << std::flush;
   if (!end_to_end.empty()) {

@@ -56,4 +56,19 @@ Ending guarded_ending(const std::string& name, const std::function<int()>& body,
   }
 }
 
+int check_before_work(const std::string& name, const std::function<void()>& check) {
+  GuardWords words;
+  words.failure_on_own_line = false;  // nothing was printed yet: no progress line to end
+  words.invalid_parameter_is_usage = true;
+  const Ending ending = guarded_ending(
+      name,
+      [&] {
+        check();
+        return kExitSuccess;
+      },
+      words);
+  std::cerr << ending.message;
+  return ending.exit_code;
+}
+
 }  // namespace gs

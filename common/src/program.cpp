@@ -278,16 +278,12 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
     return finish_stdout(program_name, kExitSuccess);
   }
   if (options.device_report) {
-    try {
-      return finish_stdout(program_name,
-                           print_device_report(std::cout, true) ? kExitSuccess : kExitNoGpu);
-    } catch (const InvalidParameter& error) {  // GS_DEVICE_LIMITS
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      return kExitUsage;
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": " << error.what() << "\n";
-      return kExitFailure;
+    bool found = false;
+    if (const int refused = check_before_work(  // GS_DEVICE_LIMITS
+            program_name, [&] { found = print_device_report(std::cout, true); })) {
+      return refused;
     }
+    return finish_stdout(program_name, found ? kExitSuccess : kExitNoGpu);
   }
   const std::vector<std::string> problems = find_problems(options.params);
   if (!problems.empty()) {
@@ -302,16 +298,11 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
       select_implementation(implementations, options.implementation, options.params.rows,
                             options.params.cols, program_name, exit_code);
   if (chosen == nullptr) return exit_code;
+  // A bad GS_DEVICE_LIMITS is refused before any work; an override is announced before the
+  // first step.
   if (chosen->device == Device::gpu) {
-    try {
-      device_limits();  // a bad GS_DEVICE_LIMITS is refused before any work; an override is
-                        // announced before the first step
-    } catch (const InvalidParameter& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      return kExitUsage;
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      return kExitFailure;
+    if (const int refused = check_before_work(program_name, [] { device_limits(); })) {
+      return refused;
     }
   }
 

@@ -68,4 +68,14 @@ int guarded_main(const std::string& name, const std::function<int()>& body,
 Ending guarded_ending(const std::string& name, const std::function<int()>& body,
                       const GuardWords& words = {});
 
+/// @brief Runs @p check, a check made before any work (the device, GS_DEVICE_LIMITS), and ends
+///        the program as guarded_main() would if it refuses: gs::InvalidParameter is a usage
+///        error (kExitUsage), any other exception a failure (kExitFailure), each printed as
+///        "<name>: error: <what>" on a line of its own. Returns kExitSuccess (0) when the check
+///        passed, else the exit code to return:
+///
+///            if (const int refused = gs::check_before_work(name, [] { gs::device_limits(); }))
+///              return refused;
+int check_before_work(const std::string& name, const std::function<void()>& check);
+
 }  // namespace gs
