@@ -25,12 +25,16 @@ ladder=$data/ladder-h100-be67a77.csv
 peers=$data/peers-h100-be67a77.csv
 bandwidth=$data/bandwidth-h100-be67a77.csv
 
-# The ladder (top README, lesson 06, the introduction): every rung and peer of one sitting; the
-# launch-shape variants of lessons 04 and 05 have charts or tables of their own.
-charts ladder "$ladder" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
+# Lesson 11's rung, measured later (2026-11-28, commit e9b4e0d, same kind of H100): its row alone
+# (that sitting's other rows are in ladder-h100-e9b4e0d.csv; its CPU rows came from another host).
+on_chip=$data/ladder-h100-l11-e9b4e0d.csv
+
+# The ladder (top README, lesson 06, the introduction): every rung and peer of one sitting, and
+# lesson 11's; the launch-shape variants of lessons 04 and 05 have charts or tables of their own.
+charts ladder "$ladder" "$on_chip" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
   -o $out/ladder.svg
 # The same for a slide: each lesson's best rung (and lesson 01's naive start) with the peers.
-charts ladder "$ladder" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
+charts ladder "$ladder" "$on_chip" "$peers" --exclude 'l04-generic-*' --exclude 'l05-tiled-*' \
   --exclude reference --exclude l01-naive-alloc --exclude l02-scalar-soa \
   --exclude l02-explicit-simd --exclude l02-blocked-omp --exclude l03-copy-every-step \
   --exclude l04-checked-32x8 --exclude l06-fused --exclude l06-temporal-launches \
