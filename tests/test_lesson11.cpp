@@ -59,6 +59,11 @@ const std::vector<TileCase> kCases = {
     // Tiles thinner than the halo: a band reaching past the tile would post halo cells.
     {10, 10, 25, 3, {9}, true, 30},
     {30, 30, 36, 4, {9}, true, 31},
+    // The deepest halo the lesson measures (l11-on-chip-h8), on odd sizes and thin tiles. A
+    // stale halo 8 deep reaches the owned cells only after many steps (an error crosses a cell a
+    // step, shrinking by the diffusion's factor each time), so these runs are long.
+    {23, 41, 10, 8, {40, 9}, true, 32},
+    {12, 9, 20, 8, {48}, true, 33},
 };
 
 gs::State start_of(const TileCase& c) {
