@@ -330,11 +330,13 @@ def draw_ladder(args: argparse.Namespace) -> None:
         handles, legend_labels, loc="lower right", fontsize=8.5, frameon=False, labelcolor=INK
     )
 
-    add_header(
-        figure,
-        f"The official run, {what}: 1080 × 1920 cells, 32,000 steps",
-        "seconds, log scale (~ = extrapolated from a shorter run); " + sources(ladder),
-    )
+    scale = "seconds, log scale (~ = extrapolated from a shorter run)"
+    origin = sources(ladder)
+    if len(scale) + len(origin.split("\n")[0]) > 130:  # wider than the card: a line of its own
+        subtitle = scale + "\n" + origin
+    else:
+        subtitle = scale + "; " + origin
+    add_header(figure, f"The official run, {what}: 1080 × 1920 cells, 32,000 steps", subtitle)
     for line, note in enumerate(notes):
         y = 0.18 + 0.17 * (len(notes) - 1 - line)  # inches from the bottom, first line on top
         figure.text(0.03, y / height, note, fontsize=8, color=MUTED)
