@@ -171,9 +171,9 @@ function(gs_add_python_lesson)
     target_link_libraries(${module_target} PRIVATE gs_registry ${ARG_LIBRARIES})
     # LEARNER_ALONE (as gs_add_lesson's, cmake/GsLesson.cmake): each learner file compiled alone
     # in a generated translation unit with the module's include path, definitions and libraries
-    # (_gs_python_lesson_code),
-    # so that it sees its lesson's interface header and nothing of the body. A DLPack reader
-    # (a file whose name says dlpack) is checked only where the module compiles one (dlpack.h).
+    # (_gs_python_lesson_code), so that it sees its lesson's interface header and nothing of the
+    # body. A DLPack reader (a file whose name says dlpack) is checked only where the module
+    # compiles one (dlpack.h).
     if(ARG_LEARNER_ALONE)
       set(alone_sources "")
       foreach(file IN LISTS ARG_LEARNER)
