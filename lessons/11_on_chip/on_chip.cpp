@@ -77,7 +77,7 @@ int kept_pitch_for(int padded_cols) {
 // lane holds a few rows of its columns for both fields), so that shared-memory latency hides;
 // at least one row per warp.
 GS_HOST_DEVICE constexpr int max_threads(int columns) {
-  return columns >= 8 ? 512 : columns >= 6 ? 640 : columns >= 4 ? 768 : 1024;
+  return columns >= 8 ? 384 : columns >= 6 ? 512 : columns >= 4 ? 768 : 1024;
 }
 
 int threads_for(const TilePlan& p) {
@@ -87,20 +87,62 @@ int threads_for(const TilePlan& p) {
 // ---------------------------------------------------------------------------------------------
 // A warp's band of rows, one step
 // ---------------------------------------------------------------------------------------------
+//
+// The walk is lean: per cell and step it does what the update needs and little else.
+//  - Column sums first, then box sums: a level keeps `pair`, the sum of rows r-1 and r, so that
+//    rows r-1 + r + r+1 costs one add and the next pair another; across the lane's columns the
+//    sums of adjacent columns are shared (1.5 adds per column instead of 2).
+//  - No masks: the rates of each of the lane's columns are numbers in registers (ColumnRates),
+//    zero for a column outside the grid or past the kept width, which therefore stays 0 without
+//    a select. Only the grid's first and last rows (a different box count) and rows outside the
+//    grid (left at 0, not computed) take another path, and a warp's whole row takes it at once.
+//  - No shuffle selects: lane 0's left neighbour and lane 31's right one are whatever the
+//    shuffle returns; they feed only the kept tile's outermost columns, which lie in the halo
+//    (wrong cells there spread one column a step and are overwritten by the exchange every
+//    `halo` steps) or outside the grid (their rates are 0).
+//  - No register copies: the row loop is unrolled by two, the centre row and the row below
+//    swapping places, so every value stays where it was loaded.
 
-// Each column's sum over its row neighbourhood (left, itself, right). The warp spans the whole
-// kept width, so the lane's outer neighbours come from the next lanes, and past the warp is 0.
+// The rates of the lane's columns for a row whose box has `row_cells` rows in the grid (3
+// inside, 2 on the grid's first or last row): u' = keep_u u + diffuse_u box_u - dt u v^2 + feed,
+// v' = keep_v v + diffuse_v box_v + dt u v^2, all 0 for a column that is absent.
+template <int kColumns, class Warp>
+struct ColumnRates {
+  typename Warp::Value keep_u[kColumns], keep_v[kColumns];
+  typename Warp::Value diffuse_u[kColumns], diffuse_v[kColumns];
+  typename Warp::Value feed[kColumns];
+};
+
 GS_WARP_TEMPLATE
 template <int kColumns, class Warp>
-GS_HOST_DEVICE inline void row_sums(const typename Warp::Value (&a)[kColumns],
-                                    typename Warp::Value (&sums)[kColumns]) {
-  const typename Warp::Value left = Warp::from_left(a[kColumns - 1]);
-  const typename Warp::Value right = Warp::from_right(a[0]);
+GS_HOST_DEVICE inline void column_rates(const TilePlan& p, const Coefficients& k, int tile,
+                                        int row_cells, ColumnRates<kColumns, Warp>& rates) {
+  const int col0 = p.first_col(tile);
   GS_UNROLL
   for (int j = 0; j < kColumns; ++j) {
-    sums[j] = (j == 0 ? left : a[j - 1]) + a[j] + (j == kColumns - 1 ? right : a[j + 1]);
+    // Per lane: whether the column is present (in the grid and in the kept width), and its box.
+    const auto present = [&](int lane) {
+      const int c = lane * kColumns + j, col = col0 + c;
+      return c < p.padded_cols && col >= 0 && col < p.cols;
+    };
+    const auto cells = [&](int lane) {
+      return static_cast<float>(row_cells * box_cells(col0 + lane * kColumns + j, p.cols));
+    };
+    rates.keep_u[j] = Warp::per_lane(
+        [&](int lane) { return present(lane) ? k.keep_u - k.dt_du * cells(lane) : 0.0f; });
+    rates.keep_v[j] = Warp::per_lane(
+        [&](int lane) { return present(lane) ? k.keep_v - k.dt_dv * cells(lane) : 0.0f; });
+    rates.diffuse_u[j] = Warp::per_lane([&](int lane) { return present(lane) ? k.dt_du : 0.0f; });
+    rates.diffuse_v[j] = Warp::per_lane([&](int lane) { return present(lane) ? k.dt_dv : 0.0f; });
+    rates.feed[j] = Warp::per_lane([&](int lane) { return present(lane) ? k.dt_feed : 0.0f; });
   }
 }
+
+// One row of the lane's columns, both fields.
+template <int kColumns, class Warp>
+struct Row {
+  typename Warp::Value u[kColumns], v[kColumns];
+};
 
 // The rows [first, end) of the kept tile that warp `warp` of `warps` walks down: the rows shared
 // as evenly as possible.
@@ -110,118 +152,158 @@ GS_HOST_DEVICE inline void band_of(const TilePlan& p, int warp, int warps, int& 
   end = first + base + (warp < extra ? 1 : 0);
 }
 
-// What a warp reads from the other warps' rows before a step: the row sums just above and below
-// its band (0 past the kept tile).
+// What a warp reads before a step, while no warp writes: its first row, the pair (its first row
+// plus the row above the band, 0 above the kept tile) and the row below the band (0 below it).
 template <int kColumns, class Warp>
 struct BandEdges {
-  typename Warp::Value above_u[kColumns], above_v[kColumns];
-  typename Warp::Value below_u[kColumns], below_v[kColumns];
+  Row<kColumns, Warp> pair, first, below;
 };
+
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void load_both(const TilePlan& p, const float* kept_u, const float* kept_v,
+                                     int r, Row<kColumns, Warp>& row) {
+  Warp::template load_row<kColumns>(kept_u + p.kept(r, 0), row.u);
+  Warp::template load_row<kColumns>(kept_v + p.kept(r, 0), row.v);
+}
 
 GS_WARP_TEMPLATE
 template <int kColumns, class Warp>
 GS_HOST_DEVICE inline void read_band_edges(const TilePlan& p, const float* kept_u,
                                            const float* kept_v, int first, int end,
                                            BandEdges<kColumns, Warp>& edges) {
-  typename Warp::Value a[kColumns];
-  GS_UNROLL
-  for (int j = 0; j < kColumns; ++j) {
-    edges.above_u[j] = edges.above_v[j] = edges.below_u[j] = edges.below_v[j] = Warp::splat(0.0f);
-  }
+  load_both<kColumns, Warp>(p, kept_u, kept_v, first, edges.first);
   if (first > 0) {
-    Warp::template load_row<kColumns>(kept_u + p.kept(first - 1, 0), a);
-    row_sums<kColumns, Warp>(a, edges.above_u);
-    Warp::template load_row<kColumns>(kept_v + p.kept(first - 1, 0), a);
-    row_sums<kColumns, Warp>(a, edges.above_v);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, first - 1, edges.pair);
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) {
+      edges.pair.u[j] = edges.pair.u[j] + edges.first.u[j];
+      edges.pair.v[j] = edges.pair.v[j] + edges.first.v[j];
+    }
+  } else {
+    edges.pair = edges.first;
   }
   if (end < p.padded_rows) {
-    Warp::template load_row<kColumns>(kept_u + p.kept(end, 0), a);
-    row_sums<kColumns, Warp>(a, edges.below_u);
-    Warp::template load_row<kColumns>(kept_v + p.kept(end, 0), a);
-    row_sums<kColumns, Warp>(a, edges.below_v);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, end, edges.below);
+  } else {
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) edges.below.u[j] = edges.below.v[j] = Warp::splat(0.0f);
   }
 }
 
-// One step of the band [first, end), in place: row r is written once row r + 1 is read, and the
-// old row r lives on in registers as the next row's "above". `column_cells` and `column_present`
-// are the lane's columns' box counts and whether they lie in the grid (and in the kept width).
+// The update of row r from its old values `centre`, the row below and `pair` (rows r-1 + r),
+// written in place; `pair` moves down a row. kGridEdgeRow: the row is the grid's first or last,
+// whose boxes have fewer rows (one such row per edge tile).
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp, bool kGridEdgeRow>
+GS_HOST_DEVICE inline void update_row(const TilePlan& p, const Coefficients& k, int tile, int r,
+                                      const ColumnRates<kColumns, Warp>& rates,
+                                      const Row<kColumns, Warp>& centre,
+                                      const Row<kColumns, Warp>& below, Row<kColumns, Warp>& pair,
+                                      float* kept_u, float* kept_v) {
+  using Value = typename Warp::Value;
+  Value column_u[kColumns], column_v[kColumns];  // rows r-1 + r + r+1 of each column
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    column_u[j] = pair.u[j] + below.u[j];
+    column_v[j] = pair.v[j] + below.v[j];
+    pair.u[j] = centre.u[j] + below.u[j];
+    pair.v[j] = centre.v[j] + below.v[j];
+  }
+  const Value left_u = Warp::from_left(column_u[kColumns - 1]);
+  const Value left_v = Warp::from_left(column_v[kColumns - 1]);
+  const Value right_u = Warp::from_right(column_u[0]);
+  const Value right_v = Warp::from_right(column_v[0]);
+  // The grid's first or last row has 2 rows in its boxes (1 in a grid of one row), not 3: its
+  // keep rates gain diffuse x (3 - rows) x the column's box cells (0 for an absent column).
+  Value keep_u[kColumns], keep_v[kColumns];
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    if constexpr (kGridEdgeRow) {
+      const int missing_rows = p.rows > 1 ? 1 : 2, col0 = p.first_col(tile);
+      const Value missing = Warp::per_lane([&](int lane) {
+        return static_cast<float>(missing_rows * box_cells(col0 + lane * kColumns + j, p.cols));
+      });
+      keep_u[j] = Warp::fma(rates.diffuse_u[j], missing, rates.keep_u[j]);
+      keep_v[j] = Warp::fma(rates.diffuse_v[j], missing, rates.keep_v[j]);
+    } else {
+      keep_u[j] = rates.keep_u[j], keep_v[j] = rates.keep_v[j];
+    }
+  }
+  Row<kColumns, Warp> next;
+  GS_UNROLL
+  for (int j = 0; j < kColumns; j += 2) {
+    // Columns j and j+1 share the sum of their two column sums.
+    const Value shared_u = column_u[j] + column_u[j + 1];
+    const Value shared_v = column_v[j] + column_v[j + 1];
+    const Value box_u[2] = {
+        (j == 0 ? left_u : column_u[j > 0 ? j - 1 : 0]) + shared_u,
+        shared_u + (j + 2 == kColumns ? right_u : column_u[(j + 2) % kColumns])};
+    const Value box_v[2] = {
+        (j == 0 ? left_v : column_v[j > 0 ? j - 1 : 0]) + shared_v,
+        shared_v + (j + 2 == kColumns ? right_v : column_v[(j + 2) % kColumns])};
+    GS_UNROLL
+    for (int i = 0; i < 2; ++i) {
+      const Value u = centre.u[j + i], v = centre.v[j + i];
+      const Value uvv = u * v * v;
+      next.u[j + i] = Warp::fma(keep_u[j + i], u,
+                                Warp::fma(rates.diffuse_u[j + i], box_u[i],
+                                          Warp::fma(Warp::splat(-k.dt), uvv, rates.feed[j + i])));
+      next.v[j + i] =
+          Warp::fma(keep_v[j + i], v, Warp::fma(rates.diffuse_v[j + i], box_v[i], k.dt * uvv));
+    }
+  }
+  Warp::template store_row<kColumns>(kept_u + p.kept(r, 0), next.u);
+  Warp::template store_row<kColumns>(kept_v + p.kept(r, 0), next.v);
+}
+
+// Row r of the walk: an inner row, the grid's first or last row, or a row outside the grid (it
+// stays 0; only the pair moves on). The choice is the whole warp's.
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void walk_row(const TilePlan& p, const Coefficients& k, int tile, int r,
+                                    const ColumnRates<kColumns, Warp>& rates,
+                                    const Row<kColumns, Warp>& centre,
+                                    const Row<kColumns, Warp>& below, Row<kColumns, Warp>& pair,
+                                    float* kept_u, float* kept_v) {
+  const int row = p.first_row(tile) + r;
+  if (row > 0 && row + 1 < p.rows) {
+    update_row<kColumns, Warp, false>(p, k, tile, r, rates, centre, below, pair, kept_u, kept_v);
+  } else if (row >= 0 && row < p.rows) {
+    update_row<kColumns, Warp, true>(p, k, tile, r, rates, centre, below, pair, kept_u, kept_v);
+  } else {
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) {
+      pair.u[j] = centre.u[j] + below.u[j];
+      pair.v[j] = centre.v[j] + below.v[j];
+    }
+  }
+}
+
+// One step of the band [first, end), in place: row r is written once row r + 1 is read. The
+// last row's "below" is the next band's first row, read before the barrier (edges.below).
 GS_WARP_TEMPLATE
 template <int kColumns, class Warp>
 GS_HOST_DEVICE inline void walk_band(const TilePlan& p, const Coefficients& k, int tile,
                                      float* kept_u, float* kept_v, int first, int end,
-                                     const BandEdges<kColumns, Warp>& edges,
-                                     const typename Warp::Value (&column_cells)[kColumns],
-                                     const typename Warp::Value (&column_present)[kColumns]) {
-  using Value = typename Warp::Value;
-  Value above_u[kColumns], above_v[kColumns], u[kColumns], v[kColumns];
-  Value sum_u[kColumns], sum_v[kColumns];
-  GS_UNROLL
-  for (int j = 0; j < kColumns; ++j) above_u[j] = edges.above_u[j], above_v[j] = edges.above_v[j];
-  Warp::template load_row<kColumns>(kept_u + p.kept(first, 0), u);
-  Warp::template load_row<kColumns>(kept_v + p.kept(first, 0), v);
-  row_sums<kColumns, Warp>(u, sum_u);
-  row_sums<kColumns, Warp>(v, sum_v);
-  for (int r = first; r < end; ++r) {
-    Value next_u[kColumns], next_v[kColumns], below_u[kColumns], below_v[kColumns];
-    if (r + 1 < end) {
-      Warp::template load_row<kColumns>(kept_u + p.kept(r + 1, 0), next_u);
-      Warp::template load_row<kColumns>(kept_v + p.kept(r + 1, 0), next_v);
-      row_sums<kColumns, Warp>(next_u, below_u);
-      row_sums<kColumns, Warp>(next_v, below_v);
-    } else {
-      GS_UNROLL
-      for (int j = 0; j < kColumns; ++j) {
-        next_u[j] = next_v[j] = Warp::splat(0.0f);
-        below_u[j] = edges.below_u[j], below_v[j] = edges.below_v[j];
-      }
-    }
-    const int row = p.first_row(tile) + r;
-    const bool row_present = row >= 0 && row < p.rows;
-    const float row_cells = static_cast<float>(box_cells(row, p.rows));
-    Value new_u[kColumns], new_v[kColumns];
-    GS_UNROLL
-    for (int j = 0; j < kColumns; ++j) {
-      // The unit stencil: L(a) = box sum - cells * a; then the reaction and the feed.
-      const Value cells = row_cells * column_cells[j];
-      const Value uvv = u[j] * v[j] * v[j];
-      const Value next_u_value = k.keep_u * u[j] +
-                                 k.dt_du * (above_u[j] + sum_u[j] + below_u[j] - cells * u[j]) -
-                                 k.dt * uvv + k.dt_feed;
-      const Value next_v_value = k.keep_v * v[j] +
-                                 k.dt_dv * (above_v[j] + sum_v[j] + below_v[j] - cells * v[j]) +
-                                 k.dt * uvv;
-      // An absent cell (outside the grid or past the kept width) stays 0.
-      const Value present = row_present ? column_present[j] : Warp::splat(0.0f);
-      new_u[j] = Warp::keep_present(present, next_u_value);
-      new_v[j] = Warp::keep_present(present, next_v_value);
-    }
-    Warp::template store_row<kColumns>(kept_u + p.kept(r, 0), new_u);
-    Warp::template store_row<kColumns>(kept_v + p.kept(r, 0), new_v);
-    GS_UNROLL
-    for (int j = 0; j < kColumns; ++j) {
-      above_u[j] = sum_u[j], above_v[j] = sum_v[j];
-      sum_u[j] = below_u[j], sum_v[j] = below_v[j];
-      u[j] = next_u[j], v[j] = next_v[j];
-    }
+                                     BandEdges<kColumns, Warp>& edges,
+                                     const ColumnRates<kColumns, Warp>& rates) {
+  Row<kColumns, Warp>& pair = edges.pair;
+  Row<kColumns, Warp>& a = edges.first;  // the centre row, then the row below, in turn
+  Row<kColumns, Warp> b;
+  int r = first;
+  for (; r + 2 < end; r += 2) {
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 1, b);
+    walk_row<kColumns, Warp>(p, k, tile, r, rates, a, b, pair, kept_u, kept_v);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 2, a);
+    walk_row<kColumns, Warp>(p, k, tile, r + 1, rates, b, a, pair, kept_u, kept_v);
   }
-}
-
-// The box count and the presence of each of the lane's columns, for a tile.
-GS_WARP_TEMPLATE
-template <int kColumns, class Warp>
-GS_HOST_DEVICE inline void lane_columns(const TilePlan& p, int tile,
-                                        typename Warp::Value (&column_cells)[kColumns],
-                                        typename Warp::Value (&column_present)[kColumns]) {
-  const int col0 = p.first_col(tile);
-  GS_UNROLL
-  for (int j = 0; j < kColumns; ++j) {
-    column_cells[j] = Warp::per_lane([&](int lane) {
-      return static_cast<float>(box_cells(col0 + lane * kColumns + j, p.cols));
-    });
-    column_present[j] = Warp::per_lane([&](int lane) {
-      const int c = lane * kColumns + j, col = col0 + c;
-      return (c < p.padded_cols && col >= 0 && col < p.cols) ? 1.0f : 0.0f;
-    });
+  if (r + 1 < end) {  // two rows left: the second one's below is the next band's
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 1, b);
+    walk_row<kColumns, Warp>(p, k, tile, r, rates, a, b, pair, kept_u, kept_v);
+    walk_row<kColumns, Warp>(p, k, tile, r + 1, rates, b, edges.below, pair, kept_u, kept_v);
+  } else {
+    walk_row<kColumns, Warp>(p, k, tile, r, rates, a, edges.below, pair, kept_u, kept_v);
   }
 }
 
@@ -314,8 +396,8 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
   for (int done = 0; done < steps;) {
     const int burst = std::min(p.halo, steps - done);
     for (int tile = 0; tile < p.tiles(); ++tile) {
-      Lanes column_cells[kColumns], column_present[kColumns];
-      lane_columns<kColumns, HostWarp>(p, tile, column_cells, column_present);
+      ColumnRates<kColumns, HostWarp> rates;
+      column_rates<kColumns, HostWarp>(p, k, tile, 3, rates);
       for (int s = 0; s < burst; ++s) {
         for (int warp = 0; warp < warps; ++warp) {
           int first = 0, end = 0;
@@ -328,7 +410,7 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
           int first = 0, end = 0;
           band_of(p, warp, warps, first, end);
           walk_band<kColumns, HostWarp>(p, k, tile, kept_u[tile].data(), kept_v[tile].data(), first,
-                                        end, edges[warp], column_cells, column_present);
+                                        end, edges[warp], rates);
         }
       }
     }
@@ -416,8 +498,8 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
 
   int first = 0, end = 0;
   band_of(p, threadIdx.x / kWarpSize, warps, first, end);
-  float column_cells[kColumns], column_present[kColumns];
-  lane_columns<kColumns, DeviceWarp>(p, tile, column_cells, column_present);
+  ColumnRates<kColumns, DeviceWarp> rates;  // of the inner rows, in registers for the launch
+  column_rates<kColumns, DeviceWarp>(p, k, tile, 3, rates);
 
   int mailbox = 1;
   for (int done = 0; done < steps;) {
@@ -426,8 +508,7 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
       BandEdges<kColumns, DeviceWarp> edges;
       read_band_edges<kColumns, DeviceWarp>(p, kept_u, kept_v, first, end, edges);
       __syncthreads();  // every warp has read the rows around its band: now anyone may write
-      walk_band<kColumns, DeviceWarp>(p, k, tile, kept_u, kept_v, first, end, edges, column_cells,
-                                      column_present);
+      walk_band<kColumns, DeviceWarp>(p, k, tile, kept_u, kept_v, first, end, edges, rates);
       __syncthreads();
     }
     done += burst;

@@ -41,11 +41,6 @@ inline Lanes operator+(const Lanes& a, const Lanes& b) {
   for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b.lane[l];
   return r;
 }
-inline Lanes operator-(const Lanes& a, const Lanes& b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] - b.lane[l];
-  return r;
-}
 inline Lanes operator*(const Lanes& a, const Lanes& b) {
   Lanes r;
   for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] * b.lane[l];
@@ -54,11 +49,6 @@ inline Lanes operator*(const Lanes& a, const Lanes& b) {
 inline Lanes operator*(float a, const Lanes& b) {
   Lanes r;
   for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a * b.lane[l];
-  return r;
-}
-inline Lanes operator+(const Lanes& a, float b) {
-  Lanes r;
-  for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] + b;
   return r;
 }
 
@@ -77,7 +67,8 @@ struct HostWarp {
       for (int j = 0; j < kColumns; ++j) row[l * kColumns + j] = in[j].lane[l];
     }
   }
-  // The value of the lane to the left (0 for lane 0) and to the right (0 for lane 31).
+  // The value of the lane to the left and to the right (0 for lanes 0 and 31; the walk needs no
+  // particular value there).
   static Value from_left(const Value& a) {
     Value r;
     r.lane[0] = 0.0f;
@@ -102,10 +93,10 @@ struct HostWarp {
     for (int l = 0; l < kWarpSize; ++l) r.lane[l] = f(l);
     return r;
   }
-  // x where `present` is not 0, else 0 (a select: NaN or inf in x stay out of absent cells).
-  static Value keep_present(const Value& present, const Value& x) {
+  // a b + c, lane by lane.
+  static Value fma(const Value& a, const Value& b, const Value& c) {
     Value r;
-    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = present.lane[l] != 0.0f ? x.lane[l] : 0.0f;
+    for (int l = 0; l < kWarpSize; ++l) r.lane[l] = a.lane[l] * b.lane[l] + c.lane[l];
     return r;
   }
 };
@@ -148,13 +139,13 @@ struct DeviceWarp {
       }
     }
   }
+  // Lane 0 gets its own value from the left and lane 31 its own from the right: the walk needs
+  // no particular value there (on_chip.cpp says why), so no select is spent on it.
   __device__ static float from_left(float a) {
-    const float x = __shfl_up_sync(kFullWarp, a, 1);
-    return threadIdx.x % kWarpSize == 0 ? 0.0f : x;
+    return __shfl_up_sync(kFullWarp, a, 1);
   }
   __device__ static float from_right(float a) {
-    const float x = __shfl_down_sync(kFullWarp, a, 1);
-    return threadIdx.x % kWarpSize == kWarpSize - 1 ? 0.0f : x;
+    return __shfl_down_sync(kFullWarp, a, 1);
   }
   __device__ static float splat(float x) {
     return x;
@@ -163,8 +154,8 @@ struct DeviceWarp {
   __device__ static float per_lane(F f) {
     return f(static_cast<int>(threadIdx.x % kWarpSize));
   }
-  __device__ static float keep_present(float present, float x) {
-    return present != 0.0f ? x : 0.0f;
+  __device__ static float fma(float a, float b, float c) {
+    return fmaf(a, b, c);
   }
 };
 #endif

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Lesson 11's measurements in one call of a GPU machine (the README's Results come from it):
+# build only what lesson 11 needs, its GPU tests (solution, smaller cards' limits, the shipped
+# exercise failing, compute-sanitizer), gs_benchmark beside l06-temporal, and Nsight Compute on
+# one frame's launch. Logs go to $OUT (the device tool's folder) or ./gpu-logs; the summary is
+# printed last.
+#
+#   bash lessons/11_on_chip/gpu_session.sh                       # every stage
+#   GS_STAGES="build bench ncu" bash lessons/11_on_chip/gpu_session.sh
+#   GS_SANITIZE=0 ...                                             # the tests without the sanitizers
+#   GS_COMMIT=abc1234 ...                                         # the commit, where .git did not travel
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-logs}
+mkdir -p "$OUT"
+BUILD=${GS_BUILD_DIR:-/tmp/gs-lesson11}
+STAGES=${GS_STAGES:-"build test bench ncu"}
+COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+IMPLS=${GS_IMPLS:-l06-temporal,l11-on-chip,l11-on-chip-h2,l11-on-chip-h6,l11-on-chip-h8}
+status=0
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  echo "commit $COMMIT, $(date -u +%Y-%m-%dT%H:%MZ)"
+} | tee "$OUT/device.txt"
+
+if has build; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+  cmake --build "$BUILD" -j "$(nproc)" --target test_lesson11_solution test_lesson11_exercise \
+    lesson11_solution gs_benchmark > "$OUT/build.log" 2>&1 \
+    || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+  echo "== built"
+fi
+
+if has test; then
+  exclude='^exercise$'
+  [ "${GS_SANITIZE:-1}" = 1 ] || exclude='^(exercise|sanitizer)$'
+  ctest --test-dir "$BUILD" -L lesson11 -LE "$exclude" -j 4 --timeout 900 --output-on-failure \
+    > "$OUT/ctest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|exercise_fails|sanitizer\.|\.t4 |gtx1650" \
+    "$OUT/ctest.log" | sed 's/  */ /g' | head -30
+fi
+
+if has bench; then
+  for round in 1 2; do
+    echo "== gs_benchmark, official run, round $round"
+    "$BUILD/bin/gs_benchmark" --impl "$IMPLS" -n 1000 -e 32 --max-seconds 20 \
+      --csv "$OUT/benchmark.csv" 2>> "$OUT/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
+  done
+  echo "== one launch per 3200 steps (the steps alone)"
+  "$BUILD/bin/gs_benchmark" --impl l11-on-chip -n 10 -e 3200 --max-seconds 20 \
+    --csv "$OUT/benchmark-long.csv" 2>> "$OUT/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
+  nvidia-smi --query-gpu=temperature.gpu,clocks.sm,power.draw --format=csv,noheader
+fi
+
+if has ncu; then
+  echo "== ncu, one frame's launch (32 steps) of l11-on-chip"
+  ncu --clock-control none -k regex:on_chip_kernel --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section WarpStateStats --section InstructionStats \
+    --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+    --metrics smsp__inst_executed.sum,sm__inst_executed.avg.per_cycle_active,gpu__time_duration.sum,smsp__cycles_active.avg \
+    "$BUILD/bin/lesson11_solution" --impl l11-on-chip -n 3 --no-output > "$OUT/ncu.txt" 2>&1 || status=1
+  grep -E "smsp__inst_executed.sum|per_cycle_active|gpu__time_duration|Registers Per|Block Size|Executed Ipc|Issue Slots Busy|Bank|DRAM Throughput|Duration|SM Frequency" \
+    "$OUT/ncu.txt" | sed 's/  */ /g' | head -20
+fi
+echo "gpu_session.sh: status $status"
+exit $status
