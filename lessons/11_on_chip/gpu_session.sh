@@ -13,7 +13,9 @@ set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
 BUILD=${GS_BUILD_DIR:-/tmp/gs-lesson11}
-STAGES=${GS_STAGES:-"build test bench ncu"}
+STAGES=${GS_STAGES:-"build bench ncu test"}
+LOGS=${GS_LOGS:-/tmp/gs-lesson11-logs}  # the bulky logs; $OUT gets the summary files only
+mkdir -p "$LOGS"
 COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 IMPLS=${GS_IMPLS:-l06-temporal,l11-on-chip,l11-on-chip-h2,l11-on-chip-h6,l11-on-chip-h8}
 status=0
@@ -26,10 +28,10 @@ has() { [[ " $STAGES " == *" $1 "* ]]; }
 
 if has build; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+    -DGS_GIT_COMMIT="$COMMIT" > "$LOGS/configure.log" 2>&1 || { tail -20 "$LOGS/configure.log"; exit 1; }
   cmake --build "$BUILD" -j "$(nproc)" --target test_lesson11_solution test_lesson11_exercise \
-    lesson11_solution gs_benchmark > "$OUT/build.log" 2>&1 \
-    || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+    lesson11_solution gs_benchmark > "$LOGS/build.log" 2>&1 \
+    || { grep -E "error" "$LOGS/build.log" | head -30; exit 1; }
   echo "== built"
 fi
 
@@ -46,11 +48,11 @@ if has bench; then
   for round in 1 2; do
     echo "== gs_benchmark, official run, round $round"
     "$BUILD/bin/gs_benchmark" --impl "$IMPLS" -n 1000 -e 32 --max-seconds 20 \
-      --csv "$OUT/benchmark.csv" 2>> "$OUT/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
+      --csv "$LOGS/benchmark.csv" 2>> "$LOGS/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
   done
   echo "== one launch per 3200 steps (the steps alone)"
   "$BUILD/bin/gs_benchmark" --impl l11-on-chip -n 10 -e 3200 --max-seconds 20 \
-    --csv "$OUT/benchmark-long.csv" 2>> "$OUT/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
+    --csv "$LOGS/benchmark.csv" 2>> "$LOGS/benchmark.err" | tee -a "$OUT/benchmark.md" || status=1
   nvidia-smi --query-gpu=temperature.gpu,clocks.sm,power.draw --format=csv,noheader
 fi
 
@@ -59,10 +61,29 @@ if has ncu; then
   ncu --clock-control none -k regex:on_chip_kernel --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section InstructionStats \
     --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
-    --metrics smsp__inst_executed.sum,sm__inst_executed.avg.per_cycle_active,gpu__time_duration.sum,smsp__cycles_active.avg \
+    --section SchedulerStats --section SourceCounters \
+    --metrics smsp__inst_executed.sum,sm__inst_executed.avg.per_cycle_active,gpu__time_duration.sum,smsp__cycles_active.avg,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
     "$BUILD/bin/lesson11_solution" --impl l11-on-chip -n 3 --no-output > "$OUT/ncu.txt" 2>&1 || status=1
   grep -E "smsp__inst_executed.sum|per_cycle_active|gpu__time_duration|Registers Per|Block Size|Executed Ipc|Issue Slots Busy|Bank|DRAM Throughput|Duration|SM Frequency" \
     "$OUT/ncu.txt" | sed 's/  */ /g' | head -20
+  echo "-- stalls per issued instruction (warps), the largest"
+  grep -E "issue_stalled_.*ratio" "$OUT/ncu.txt" | awk '{print $NF, $1}' | sort -rn | head -9
 fi
+if has shapes; then
+  echo "== block sizes (GS_L11_WARPS), official run"
+  for warps in ${GS_WARPS_LIST:-12 16}; do
+    GS_L11_WARPS=$warps "$BUILD/bin/gs_benchmark" --impl l11-on-chip,l11-on-chip-h6,l11-on-chip-h8 \
+      -n 1000 -e 32 --max-seconds 20 2>> "$LOGS/benchmark.err" \
+      | grep -E "^\| l11" | sed "s/^/warps $warps /" | cut -d'|' -f1-5 | tee -a "$OUT/benchmark.md"
+  done
+fi
+
+if has sass; then
+  cuobjdump -sass "$BUILD/bin/lesson11_solution" > "$LOGS/sass.txt" 2>&1
+  awk '/Function : .*on_chip_kernelILi4E/{p=1} p&&/Function : /&&!/ILi4E/{p=0} p' "$LOGS/sass.txt" \
+    > "$OUT/sass-kernel4.txt"
+  wc -l "$OUT/sass-kernel4.txt"
+fi
+cp "$LOGS/benchmark.csv" "$OUT/" 2> /dev/null
 echo "gpu_session.sh: status $status"
 exit $status

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -77,7 +78,7 @@ int kept_pitch_for(int padded_cols) {
 // lane holds a few rows of its columns for both fields), so that shared-memory latency hides;
 // at least one row per warp.
 GS_HOST_DEVICE constexpr int max_threads(int columns) {
-  return columns >= 8 ? 384 : columns >= 6 ? 512 : columns >= 4 ? 768 : 1024;
+  return columns >= 8 ? 384 : columns >= 6 ? 512 : columns >= 4 ? 512 : 1024;
 }
 
 int threads_for(const TilePlan& p) {
@@ -152,11 +153,11 @@ GS_HOST_DEVICE inline void band_of(const TilePlan& p, int warp, int warps, int& 
   end = first + base + (warp < extra ? 1 : 0);
 }
 
-// What a warp reads before a step, while no warp writes: its first row, the pair (its first row
-// plus the row above the band, 0 above the kept tile) and the row below the band (0 below it).
+// What a warp reads before a step, while no warp writes: the rows just above and below its band
+// (0 past the kept tile). Its own rows it reads as it walks.
 template <int kColumns, class Warp>
 struct BandEdges {
-  Row<kColumns, Warp> pair, first, below;
+  Row<kColumns, Warp> above, below;
 };
 
 GS_WARP_TEMPLATE
@@ -172,16 +173,11 @@ template <int kColumns, class Warp>
 GS_HOST_DEVICE inline void read_band_edges(const TilePlan& p, const float* kept_u,
                                            const float* kept_v, int first, int end,
                                            BandEdges<kColumns, Warp>& edges) {
-  load_both<kColumns, Warp>(p, kept_u, kept_v, first, edges.first);
   if (first > 0) {
-    load_both<kColumns, Warp>(p, kept_u, kept_v, first - 1, edges.pair);
-    GS_UNROLL
-    for (int j = 0; j < kColumns; ++j) {
-      edges.pair.u[j] = edges.pair.u[j] + edges.first.u[j];
-      edges.pair.v[j] = edges.pair.v[j] + edges.first.v[j];
-    }
+    load_both<kColumns, Warp>(p, kept_u, kept_v, first - 1, edges.above);
   } else {
-    edges.pair = edges.first;
+    GS_UNROLL
+    for (int j = 0; j < kColumns; ++j) edges.above.u[j] = edges.above.v[j] = Warp::splat(0.0f);
   }
   if (end < p.padded_rows) {
     load_both<kColumns, Warp>(p, kept_u, kept_v, end, edges.below);
@@ -191,16 +187,14 @@ GS_HOST_DEVICE inline void read_band_edges(const TilePlan& p, const float* kept_
   }
 }
 
-// The update of row r from its old values `centre`, the row below and `pair` (rows r-1 + r),
-// written in place; `pair` moves down a row. kGridEdgeRow: the row is the grid's first or last,
-// whose boxes have fewer rows (one such row per edge tile).
+// The box sums of row r from `pair` (rows r-1 + r) and the row below; `pair` moves down a row.
+// Every row of the walk makes them, also a row outside the grid, so that the shuffles are
+// reached by the whole warp outside any branch (no convergence checks around them).
 GS_WARP_TEMPLATE
-template <int kColumns, class Warp, bool kGridEdgeRow>
-GS_HOST_DEVICE inline void update_row(const TilePlan& p, const Coefficients& k, int tile, int r,
-                                      const ColumnRates<kColumns, Warp>& rates,
-                                      const Row<kColumns, Warp>& centre,
-                                      const Row<kColumns, Warp>& below, Row<kColumns, Warp>& pair,
-                                      float* kept_u, float* kept_v) {
+template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void box_sums(const Row<kColumns, Warp>& centre,
+                                    const Row<kColumns, Warp>& below, Row<kColumns, Warp>& pair,
+                                    Row<kColumns, Warp>& box) {
   using Value = typename Warp::Value;
   Value column_u[kColumns], column_v[kColumns];  // rows r-1 + r + r+1 of each column
   GS_UNROLL
@@ -214,51 +208,56 @@ GS_HOST_DEVICE inline void update_row(const TilePlan& p, const Coefficients& k, 
   const Value left_v = Warp::from_left(column_v[kColumns - 1]);
   const Value right_u = Warp::from_right(column_u[0]);
   const Value right_v = Warp::from_right(column_v[0]);
-  // The grid's first or last row has 2 rows in its boxes (1 in a grid of one row), not 3: its
-  // keep rates gain diffuse x (3 - rows) x the column's box cells (0 for an absent column).
-  Value keep_u[kColumns], keep_v[kColumns];
-  GS_UNROLL
-  for (int j = 0; j < kColumns; ++j) {
-    if constexpr (kGridEdgeRow) {
-      const int missing_rows = p.rows > 1 ? 1 : 2, col0 = p.first_col(tile);
-      const Value missing = Warp::per_lane([&](int lane) {
-        return static_cast<float>(missing_rows * box_cells(col0 + lane * kColumns + j, p.cols));
-      });
-      keep_u[j] = Warp::fma(rates.diffuse_u[j], missing, rates.keep_u[j]);
-      keep_v[j] = Warp::fma(rates.diffuse_v[j], missing, rates.keep_v[j]);
-    } else {
-      keep_u[j] = rates.keep_u[j], keep_v[j] = rates.keep_v[j];
-    }
-  }
-  Row<kColumns, Warp> next;
   GS_UNROLL
   for (int j = 0; j < kColumns; j += 2) {
     // Columns j and j+1 share the sum of their two column sums.
     const Value shared_u = column_u[j] + column_u[j + 1];
     const Value shared_v = column_v[j] + column_v[j + 1];
-    const Value box_u[2] = {
-        (j == 0 ? left_u : column_u[j > 0 ? j - 1 : 0]) + shared_u,
-        shared_u + (j + 2 == kColumns ? right_u : column_u[(j + 2) % kColumns])};
-    const Value box_v[2] = {
-        (j == 0 ? left_v : column_v[j > 0 ? j - 1 : 0]) + shared_v,
-        shared_v + (j + 2 == kColumns ? right_v : column_v[(j + 2) % kColumns])};
-    GS_UNROLL
-    for (int i = 0; i < 2; ++i) {
-      const Value u = centre.u[j + i], v = centre.v[j + i];
-      const Value uvv = u * v * v;
-      next.u[j + i] = Warp::fma(keep_u[j + i], u,
-                                Warp::fma(rates.diffuse_u[j + i], box_u[i],
-                                          Warp::fma(Warp::splat(-k.dt), uvv, rates.feed[j + i])));
-      next.v[j + i] =
-          Warp::fma(keep_v[j + i], v, Warp::fma(rates.diffuse_v[j + i], box_v[i], k.dt * uvv));
+    box.u[j] = (j == 0 ? left_u : column_u[j > 0 ? j - 1 : 0]) + shared_u;
+    box.v[j] = (j == 0 ? left_v : column_v[j > 0 ? j - 1 : 0]) + shared_v;
+    box.u[j + 1] = shared_u + (j + 2 == kColumns ? right_u : column_u[(j + 2) % kColumns]);
+    box.v[j + 1] = shared_v + (j + 2 == kColumns ? right_v : column_v[(j + 2) % kColumns]);
+  }
+}
+
+// The update of row r from its old values `centre` and its box sums, written in place.
+// kGridEdgeRow: the row is the grid's first or last, whose boxes have fewer rows (one such row
+// per edge tile).
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp, bool kGridEdgeRow>
+GS_HOST_DEVICE inline void update_row(const TilePlan& p, const Coefficients& k, int tile, int r,
+                                      const ColumnRates<kColumns, Warp>& rates,
+                                      const Row<kColumns, Warp>& centre,
+                                      const Row<kColumns, Warp>& box, float* kept_u,
+                                      float* kept_v) {
+  using Value = typename Warp::Value;
+  Row<kColumns, Warp> next;
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    Value keep_u = rates.keep_u[j], keep_v = rates.keep_v[j];
+    if constexpr (kGridEdgeRow) {
+      // 2 rows in its boxes (1 in a grid of one row), not 3: the keep rates gain
+      // diffuse x (3 - rows) x the column's box cells (0 for an absent column).
+      const int missing_rows = p.rows > 1 ? 1 : 2, col0 = p.first_col(tile);
+      const Value missing = Warp::per_lane([&](int lane) {
+        return static_cast<float>(missing_rows * box_cells(col0 + lane * kColumns + j, p.cols));
+      });
+      keep_u = Warp::fma(rates.diffuse_u[j], missing, keep_u);
+      keep_v = Warp::fma(rates.diffuse_v[j], missing, keep_v);
     }
+    const Value u = centre.u[j], v = centre.v[j];
+    const Value uvv = u * v * v;
+    next.u[j] = Warp::fma(
+        keep_u, u,
+        Warp::fma(rates.diffuse_u[j], box.u[j], Warp::fma(Warp::splat(-k.dt), uvv, rates.feed[j])));
+    next.v[j] = Warp::fma(keep_v, v, Warp::fma(rates.diffuse_v[j], box.v[j], k.dt * uvv));
   }
   Warp::template store_row<kColumns>(kept_u + p.kept(r, 0), next.u);
   Warp::template store_row<kColumns>(kept_v + p.kept(r, 0), next.v);
 }
 
 // Row r of the walk: an inner row, the grid's first or last row, or a row outside the grid (it
-// stays 0; only the pair moves on). The choice is the whole warp's.
+// stays 0: no update). The choice is the whole warp's; an inner row costs one comparison.
 GS_WARP_TEMPLATE
 template <int kColumns, class Warp>
 GS_HOST_DEVICE inline void walk_row(const TilePlan& p, const Coefficients& k, int tile, int r,
@@ -266,17 +265,15 @@ GS_HOST_DEVICE inline void walk_row(const TilePlan& p, const Coefficients& k, in
                                     const Row<kColumns, Warp>& centre,
                                     const Row<kColumns, Warp>& below, Row<kColumns, Warp>& pair,
                                     float* kept_u, float* kept_v) {
+  Row<kColumns, Warp> box;
+  box_sums<kColumns, Warp>(centre, below, pair, box);
   const int row = p.first_row(tile) + r;
-  if (row > 0 && row + 1 < p.rows) {
-    update_row<kColumns, Warp, false>(p, k, tile, r, rates, centre, below, pair, kept_u, kept_v);
+  // 0 < row < rows - 1, in one unsigned comparison (row - 1 wraps around for rows <= 0).
+  const unsigned inner_rows = p.rows > 2 ? static_cast<unsigned>(p.rows - 2) : 0u;
+  if (static_cast<unsigned>(row - 1) < inner_rows) {
+    update_row<kColumns, Warp, false>(p, k, tile, r, rates, centre, box, kept_u, kept_v);
   } else if (row >= 0 && row < p.rows) {
-    update_row<kColumns, Warp, true>(p, k, tile, r, rates, centre, below, pair, kept_u, kept_v);
-  } else {
-    GS_UNROLL
-    for (int j = 0; j < kColumns; ++j) {
-      pair.u[j] = centre.u[j] + below.u[j];
-      pair.v[j] = centre.v[j] + below.v[j];
-    }
+    update_row<kColumns, Warp, true>(p, k, tile, r, rates, centre, box, kept_u, kept_v);
   }
 }
 
@@ -288,9 +285,14 @@ GS_HOST_DEVICE inline void walk_band(const TilePlan& p, const Coefficients& k, i
                                      float* kept_u, float* kept_v, int first, int end,
                                      BandEdges<kColumns, Warp>& edges,
                                      const ColumnRates<kColumns, Warp>& rates) {
-  Row<kColumns, Warp>& pair = edges.pair;
-  Row<kColumns, Warp>& a = edges.first;  // the centre row, then the row below, in turn
-  Row<kColumns, Warp> b;
+  Row<kColumns, Warp>& pair = edges.above;  // rows r-1 + r, from the band's first row on
+  Row<kColumns, Warp> a, b;                 // the centre row, then the row below, in turn
+  load_both<kColumns, Warp>(p, kept_u, kept_v, first, a);
+  GS_UNROLL
+  for (int j = 0; j < kColumns; ++j) {
+    pair.u[j] = pair.u[j] + a.u[j];
+    pair.v[j] = pair.v[j] + a.v[j];
+  }
   int r = first;
   for (; r + 2 < end; r += 2) {
     load_both<kColumns, Warp>(p, kept_u, kept_v, r + 1, b);
@@ -483,15 +485,33 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
   const int tile = blockIdx.x;
   const int row0 = p.first_row(tile), col0 = p.first_col(tile);
 
-  // The kept tile, once (cells outside the grid and past the kept width: 0): a warp per row, so
-  // that the loads of a warp are consecutive columns.
+  // The kept tile, once (cells outside the grid and past the kept width: 0): a warp per row, lane
+  // l loading columns l, l + 32, ... (consecutive addresses across the warp). A row's loads are
+  // all issued before its first store, and two rows at a time: a load from L2 or DRAM takes
+  // hundreds of cycles, which one load after another would pay each time.
   const int lane = threadIdx.x % kWarpSize, warps = blockDim.x / kWarpSize;
+  bool lane_column_present[kColumns];
+#pragma unroll
+  for (int j = 0; j < kColumns; ++j) {
+    const int c = lane + kWarpSize * j, col = col0 + c;
+    lane_column_present[j] = c < p.padded_cols && col >= 0 && col < p.cols;
+  }
+#pragma unroll 2
   for (int r = threadIdx.x / kWarpSize; r < p.padded_rows; r += warps) {
-    for (int c = lane; c < p.shared_pitch; c += kWarpSize) {
-      const int row = row0 + r, col = col0 + c;
-      const bool present = c < p.padded_cols && p.in_grid(row, col);
-      kept_u[p.kept(r, c)] = present ? u0[p.global(row, col)] : 0.0f;
-      kept_v[p.kept(r, c)] = present ? v0[p.global(row, col)] : 0.0f;
+    const int row = row0 + r;
+    const bool row_present = row >= 0 && row < p.rows;
+    float loaded_u[kColumns], loaded_v[kColumns];
+#pragma unroll
+    for (int j = 0; j < kColumns; ++j) {
+      const bool present = row_present && lane_column_present[j];
+      const std::size_t at = present ? p.global(row, col0 + lane + kWarpSize * j) : 0;
+      loaded_u[j] = present ? u0[at] : 0.0f;
+      loaded_v[j] = present ? v0[at] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kColumns; ++j) {
+      kept_u[p.kept(r, lane + kWarpSize * j)] = loaded_u[j];
+      kept_v[p.kept(r, lane + kWarpSize * j)] = loaded_v[j];
     }
   }
   __syncthreads();

@@ -13,7 +13,12 @@ struct KernelChoice {
 };
 
 KernelChoice choose_kernel(const TilePlan& p) {
-  const int threads = threads_for(p);
+  // GS_L11_WARPS=n runs n warps a block (at most the registers' limit): a knob for measuring the
+  // walk at other block sizes (README.md, Results); unset, the most the registers allow.
+  int threads = threads_for(p);
+  if (const char* warps = std::getenv("GS_L11_WARPS")) {
+    threads = std::clamp(kWarpSize * std::atoi(warps), kWarpSize, threads);
+  }
   switch (p.shared_pitch / kWarpSize) {
     case 2:
       return {reinterpret_cast<const void*>(&on_chip_kernel<2>), threads};
