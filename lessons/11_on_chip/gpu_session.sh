@@ -78,6 +78,17 @@ if has shapes; then
   done
 fi
 
+if has variants; then
+  echo "== rows one or two at a time (GS_L11_PAIRED_ROWS), official run"
+  for paired in 0 1; do
+    GS_L11_PAIRED_ROWS=$paired "$BUILD/bin/gs_benchmark" \
+      --impl l06-temporal,l11-on-chip,l11-on-chip-h6,l11-on-chip-h8 -n 1000 -e 32 --max-seconds 20 \
+      --csv "$LOGS/variants.csv" 2>> "$LOGS/benchmark.err" \
+      | grep -E "^\| l" | sed "s/^/paired $paired /" | cut -d'|' -f1-5 | tee -a "$OUT/benchmark.md"
+  done
+  cp "$LOGS/variants.csv" "$OUT/"
+fi
+
 if has sass; then
   cuobjdump -sass "$BUILD/bin/lesson11_solution" > "$LOGS/sass.txt" 2>&1
   awk '/Function : .*on_chip_kernelILi4E/{p=1} p&&/Function : /&&!/ILi4E/{p=0} p' "$LOGS/sass.txt" \

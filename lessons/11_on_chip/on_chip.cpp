@@ -74,15 +74,25 @@ int kept_pitch_for(int padded_cols) {
   return 0;
 }
 
+// Whether the walk takes its rows two at a time (walk_band): with 2 or 4 columns a lane; with 6
+// or 8 the registers of two rows in flight would spill at 16 warps (measured in README.md,
+// Results; GS_L11_PAIRED_ROWS=0 or 1 overrides it on the GPU, for measuring).
+GS_HOST_DEVICE constexpr bool paired_rows_for(int columns) {
+  return columns <= 4;
+}
+
 // Threads per block for `columns` columns per lane: as many warps as the registers allow (each
 // lane holds a few rows of its columns for both fields), so that shared-memory latency hides;
 // at least one row per warp.
-GS_HOST_DEVICE constexpr int max_threads(int columns) {
-  return columns >= 8 ? 384 : columns >= 6 ? 512 : columns >= 4 ? 512 : 1024;
+GS_HOST_DEVICE constexpr int max_threads(int columns, bool paired_rows) {
+  return columns >= 8   ? (paired_rows ? 256 : 384)
+         : columns >= 6 ? (paired_rows ? 384 : 512)
+         : columns >= 4 ? 512
+                        : 1024;
 }
 
-int threads_for(const TilePlan& p) {
-  return std::min(max_threads(p.shared_pitch / kWarpSize), kWarpSize * p.padded_rows);
+int threads_for(const TilePlan& p, bool paired_rows) {
+  return std::min(max_threads(p.shared_pitch / kWarpSize, paired_rows), kWarpSize * p.padded_rows);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,16 +287,43 @@ GS_HOST_DEVICE inline void walk_row(const TilePlan& p, const Coefficients& k, in
   }
 }
 
-// One step of the band [first, end), in place: row r is written once row r + 1 is read. The
-// last row's "below" is the next band's first row, read before the barrier (edges.below).
+// Rows r and r + 1, from their old values (`centre`, `below`) and the row under them: when both
+// are inner rows (nearly always), one branch-free stretch of code, so that the two rows'
+// shuffles and arithmetic interleave; else one row after the other.
 GS_WARP_TEMPLATE
 template <int kColumns, class Warp>
+GS_HOST_DEVICE inline void walk_two_rows(const TilePlan& p, const Coefficients& k, int tile, int r,
+                                         const ColumnRates<kColumns, Warp>& rates,
+                                         const Row<kColumns, Warp>& centre,
+                                         const Row<kColumns, Warp>& below,
+                                         const Row<kColumns, Warp>& under,
+                                         Row<kColumns, Warp>& pair, float* kept_u, float* kept_v) {
+  const int row = p.first_row(tile) + r;
+  if (row >= 1 && row + 2 < p.rows) {
+    Row<kColumns, Warp> box, box_below;
+    box_sums<kColumns, Warp>(centre, below, pair, box);
+    box_sums<kColumns, Warp>(below, under, pair, box_below);
+    update_row<kColumns, Warp, false>(p, k, tile, r, rates, centre, box, kept_u, kept_v);
+    update_row<kColumns, Warp, false>(p, k, tile, r + 1, rates, below, box_below, kept_u, kept_v);
+  } else {
+    walk_row<kColumns, Warp>(p, k, tile, r, rates, centre, below, pair, kept_u, kept_v);
+    walk_row<kColumns, Warp>(p, k, tile, r + 1, rates, below, under, pair, kept_u, kept_v);
+  }
+}
+
+// One step of the band [first, end), in place: row r is written once rows r + 1 and r + 2 are
+// read. Four rows an iteration, in two halves that each read their two rows below before they
+// write anything (the reads' latencies overlap); the three rows in registers trade roles so
+// that nothing is copied. The last row's "below" is the next band's first row, read before the
+// barrier (edges.below).
+GS_WARP_TEMPLATE
+template <int kColumns, class Warp, bool kPairedRows>
 GS_HOST_DEVICE inline void walk_band(const TilePlan& p, const Coefficients& k, int tile,
                                      float* kept_u, float* kept_v, int first, int end,
                                      BandEdges<kColumns, Warp>& edges,
                                      const ColumnRates<kColumns, Warp>& rates) {
   Row<kColumns, Warp>& pair = edges.above;  // rows r-1 + r, from the band's first row on
-  Row<kColumns, Warp> a, b;                 // the centre row, then the row below, in turn
+  Row<kColumns, Warp> a, b, c;              // the centre row, the rows below, in turn
   load_both<kColumns, Warp>(p, kept_u, kept_v, first, a);
   GS_UNROLL
   for (int j = 0; j < kColumns; ++j) {
@@ -294,6 +331,14 @@ GS_HOST_DEVICE inline void walk_band(const TilePlan& p, const Coefficients& k, i
     pair.v[j] = pair.v[j] + a.v[j];
   }
   int r = first;
+  for (; kPairedRows && r + 4 < end; r += 4) {
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 1, b);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 2, c);
+    walk_two_rows<kColumns, Warp>(p, k, tile, r, rates, a, b, c, pair, kept_u, kept_v);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 3, b);
+    load_both<kColumns, Warp>(p, kept_u, kept_v, r + 4, a);
+    walk_two_rows<kColumns, Warp>(p, k, tile, r + 2, rates, c, b, a, pair, kept_u, kept_v);
+  }
   for (; r + 2 < end; r += 2) {
     load_both<kColumns, Warp>(p, kept_u, kept_v, r + 1, b);
     walk_row<kColumns, Warp>(p, k, tile, r, rates, a, b, pair, kept_u, kept_v);
@@ -392,7 +437,8 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
 
   // The kernel's warps: each step, every warp reads the rows around its band (the barrier), then
   // every warp walks its band.
-  const int warps = threads_for(p) / kWarpSize;
+  constexpr bool kPairedRows = paired_rows_for(kColumns);
+  const int warps = threads_for(p, kPairedRows) / kWarpSize;
   std::vector<BandEdges<kColumns, HostWarp>> edges(warps);
   int mailbox = 1;
   for (int done = 0; done < steps;) {
@@ -411,8 +457,8 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
         for (int warp = 0; warp < warps; ++warp) {
           int first = 0, end = 0;
           band_of(p, warp, warps, first, end);
-          walk_band<kColumns, HostWarp>(p, k, tile, kept_u[tile].data(), kept_v[tile].data(), first,
-                                        end, edges[warp], rates);
+          walk_band<kColumns, HostWarp, kPairedRows>(
+              p, k, tile, kept_u[tile].data(), kept_v[tile].data(), first, end, edges[warp], rates);
         }
       }
     }
@@ -474,8 +520,8 @@ namespace cg = cooperative_groups;
 // One launch advances the state by `steps` (a frame). The state is in the buffers (u0, v0); the
 // exchanges post into (u1, v1), then (u0, v0), alternately, and the tiles are written back into
 // the buffer the next exchange would have used (see OnChipStepper::advance).
-template <int kColumns>
-__global__ void __launch_bounds__(max_threads(kColumns), 1)
+template <int kColumns, bool kPairedRows>
+__global__ void __launch_bounds__(max_threads(kColumns, kPairedRows), 1)
     on_chip_kernel(TilePlan p, Coefficients k, float* u0, float* v0, float* u1, float* v1,
                    int steps) {
   cg::grid_group grid = cg::this_grid();
@@ -528,7 +574,8 @@ __global__ void __launch_bounds__(max_threads(kColumns), 1)
       BandEdges<kColumns, DeviceWarp> edges;
       read_band_edges<kColumns, DeviceWarp>(p, kept_u, kept_v, first, end, edges);
       __syncthreads();  // every warp has read the rows around its band: now anyone may write
-      walk_band<kColumns, DeviceWarp>(p, k, tile, kept_u, kept_v, first, end, edges, rates);
+      walk_band<kColumns, DeviceWarp, kPairedRows>(p, k, tile, kept_u, kept_v, first, end, edges,
+                                                   rates);
       __syncthreads();
     }
     done += burst;

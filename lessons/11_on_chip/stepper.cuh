@@ -12,23 +12,32 @@ struct KernelChoice {
   int threads = 0;
 };
 
+template <bool kPairedRows>
+const void* kernel_for(int columns) {
+  switch (columns) {
+    case 2:
+      return reinterpret_cast<const void*>(&on_chip_kernel<2, kPairedRows>);
+    case 4:
+      return reinterpret_cast<const void*>(&on_chip_kernel<4, kPairedRows>);
+    case 6:
+      return reinterpret_cast<const void*>(&on_chip_kernel<6, kPairedRows>);
+    default:
+      return reinterpret_cast<const void*>(&on_chip_kernel<8, kPairedRows>);
+  }
+}
+
 KernelChoice choose_kernel(const TilePlan& p) {
-  // GS_L11_WARPS=n runs n warps a block (at most the registers' limit): a knob for measuring the
-  // walk at other block sizes (README.md, Results); unset, the most the registers allow.
-  int threads = threads_for(p);
+  const int columns = p.shared_pitch / kWarpSize;
+  // Knobs for measuring (README.md, Results), unset in normal runs: GS_L11_PAIRED_ROWS=0 or 1
+  // walks the rows one or two at a time; GS_L11_WARPS=n runs n warps a block (at most the
+  // registers' limit). Unset: paired_rows_for() and the most warps the registers allow.
+  bool paired_rows = paired_rows_for(columns);
+  if (const char* paired = std::getenv("GS_L11_PAIRED_ROWS")) paired_rows = std::atoi(paired) != 0;
+  int threads = threads_for(p, paired_rows);
   if (const char* warps = std::getenv("GS_L11_WARPS")) {
     threads = std::clamp(kWarpSize * std::atoi(warps), kWarpSize, threads);
   }
-  switch (p.shared_pitch / kWarpSize) {
-    case 2:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<2>), threads};
-    case 4:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<4>), threads};
-    case 6:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<6>), threads};
-    default:
-      return {reinterpret_cast<const void*>(&on_chip_kernel<8>), threads};
-  }
+  return {paired_rows ? kernel_for<true>(columns) : kernel_for<false>(columns), threads};
 }
 
 // The plan for this device (or the smaller card GS_DEVICE_LIMITS names): one block per SM, the
