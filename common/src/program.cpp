@@ -194,6 +194,15 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
     }
     return chosen;
   }
+  // An implementation measured faster than the registry's first on this grid and machine goes
+  // first (Implementation::leads_on); the others keep the registry's order.
+  for (const Implementation& impl : implementations) {
+    if (!usable(impl) || !impl.leads_on || !grid_refusal(impl, rows, cols).empty()) continue;
+    const std::string why = impl.leads_on(rows, cols);
+    if (why.empty()) continue;
+    std::cerr << program_name << ": choosing " << impl.name << ": " << why << "\n";
+    return &impl;
+  }
   bool passed_over = false;
   for (const Implementation& impl : implementations) {
     if (!usable(impl)) continue;

@@ -30,7 +30,7 @@ if has build; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DGS_GIT_COMMIT="$COMMIT" > "$LOGS/configure.log" 2>&1 || { tail -20 "$LOGS/configure.log"; exit 1; }
   cmake --build "$BUILD" -j "$(nproc)" --target test_lesson11_solution test_lesson11_exercise \
-    lesson11_solution gs_benchmark > "$LOGS/build.log" 2>&1 \
+    lesson11_solution gs_benchmark gray_scott lesson06_solution > "$LOGS/build.log" 2>&1 \
     || { grep -E "error" "$LOGS/build.log" | head -30; exit 1; }
   echo "== built"
 fi
@@ -57,17 +57,19 @@ if has bench; then
 fi
 
 if has ncu; then
-  echo "== ncu, one frame's launch (32 steps) of l11-on-chip"
+  for impl in l11-on-chip l11-on-chip-h8; do
+  echo "== ncu, one frame's launch (32 steps) of $impl"
   ncu --clock-control none -k regex:on_chip_kernel --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section InstructionStats \
     --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
     --section SchedulerStats --section SourceCounters \
     --metrics smsp__inst_executed.sum,sm__inst_executed.avg.per_cycle_active,gpu__time_duration.sum,smsp__cycles_active.avg,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio \
-    "$BUILD/bin/lesson11_solution" --impl l11-on-chip -n 3 --no-output > "$OUT/ncu.txt" 2>&1 || status=1
-  grep -E "smsp__inst_executed.sum|per_cycle_active|gpu__time_duration|Registers Per|Block Size|Executed Ipc|Issue Slots Busy|Bank|DRAM Throughput|Duration|SM Frequency" \
-    "$OUT/ncu.txt" | sed 's/  */ /g' | head -20
+    "$BUILD/bin/lesson11_solution" --impl $impl -n 3 --no-output > "$OUT/ncu-$impl.txt" 2>&1 || status=1
+  grep -E "smsp__inst_executed.sum|per_cycle_active|gpu__time_duration|Registers Per|Block Size|Grid Size|DRAM Throughput|SM Frequency" \
+    "$OUT/ncu-$impl.txt" | sed 's/  */ /g' | head -20
   echo "-- stalls per issued instruction (warps), the largest"
-  grep -E "issue_stalled_.*ratio" "$OUT/ncu.txt" | awk '{print $NF, $1}' | sort -rn | head -9
+  grep -E "issue_stalled_.*ratio" "$OUT/ncu-$impl.txt" | awk '{print $NF, $1}' | sort -rn | head -6
+  done
 fi
 if has shapes; then
   echo "== block sizes (GS_L11_WARPS), official run"
@@ -87,6 +89,38 @@ if has variants; then
       | grep -E "^\| l" | sed "s/^/paired $paired /" | cut -d'|' -f1-5 | tee -a "$OUT/benchmark.md"
   done
   cp "$LOGS/variants.csv" "$OUT/"
+fi
+
+if has grids; then
+  echo "== smaller grids: where lesson 11 leads"
+  for grid in "540 960" "768 1366"; do
+    set -- $grid
+    "$BUILD/bin/gs_benchmark" --impl l06-temporal,l11-on-chip,l11-on-chip-h8 -r $1 -c $2 \
+      -n 1000 -e 32 --max-seconds 20 --csv "$LOGS/benchmark.csv" 2>> "$LOGS/benchmark.err" \
+      | grep -E "^\| l" | sed "s/^/$1 x $2 /" | cut -d'|' -f1-5 | tee -a "$OUT/benchmark.md"
+  done
+fi
+
+if has picks; then
+  echo "== gray_scott's default choice, official run, no output"
+  "$BUILD/bin/gray_scott" --no-output 2>&1 | grep -E "choosing|passing over|implementation|compute" | head -6
+  echo "== the same under a T4's limits"
+  GS_DEVICE_LIMITS=t4 "$BUILD/bin/gray_scott" --no-output -n 20 2>&1 \
+    | grep -E "choosing|passing over|implementation" | cut -c1-240 | head -6
+fi
+
+if has ncu06; then
+  echo "== lesson 06 in Nsight Compute: DRAM bytes with and without the cache flush"
+  for cache in all none; do
+    for case in "l06-fused fused_step_kernel" "l06-shared-blocking shared_blocking_kernel" "l06-temporal temporal_kernel"; do
+      set -- $case
+      ncu --clock-control none --cache-control $cache -k regex:$2 --launch-skip 4 --launch-count 1 \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum \
+        "$BUILD/bin/lesson06_solution" --impl $1 -n 2 -e 32 --no-output > "$LOGS/ncu06.txt" 2>&1
+      echo "-- $1 ($2), --cache-control $cache" | tee -a "$OUT/ncu06.txt"
+      grep -E "dram__|gpu__time|lts__t_bytes" "$LOGS/ncu06.txt" | sed 's/  */ /g' | tee -a "$OUT/ncu06.txt"
+    done
+  done
 fi
 
 if has sass; then

@@ -614,6 +614,26 @@ __global__ void __launch_bounds__(max_threads(kColumns, kPairedRows), 1)
 
 namespace GS_LESSON_NAMESPACE {
 
+#if GS_HAVE_CUDA
+namespace {
+
+// Where gray_scott's default takes lesson 11 before lesson 06 (gs::Implementation::leads_on):
+// only where it was measured faster, a Hopper GPU (H100, H200) and grids of at least
+// kLeadsFromCells cells that fit the chip, at its fastest halo (README.md, Results).
+constexpr int kFastestHalo = 8;
+constexpr std::int64_t kLeadsFromCells = std::int64_t{1080} * 1920;
+
+std::string leads_on(int rows, int cols) {
+  const gs::DeviceLimits& limits = gs::device_limits();
+  if (limits.overridden() || limits.compute_major != 9) return std::string();
+  if (static_cast<std::int64_t>(rows) * cols < kLeadsFromCells) return std::string();
+  return "the state fits the chip, and on a Hopper GPU's grid of 1080 x 1920 or more this "
+         "kernel was measured faster than lesson 06's (lessons/11_on_chip/README.md, Results)";
+}
+
+}  // namespace
+#endif
+
 std::vector<gs::Implementation> implementations() {
 #if GS_HAVE_CUDA
   // The lesson's stepper at the model's halo, then at the other depths the model weighs
@@ -635,6 +655,7 @@ std::vector<gs::Implementation> implementations() {
       if (on_chip::plan_for_device(rows, cols, halo, &why)) return std::string();
       return why + "; lesson 06's kernels run it";
     };
+    if (halo == kFastestHalo) on_chip.leads_on = leads_on;
     all.push_back(on_chip);
   }
   return all;

@@ -114,6 +114,10 @@ struct Implementation {
   ///        does not hold. The default choice passes over an implementation that refuses the
   ///        grid, saying why; `--impl` naming it is refused with the reason.
   std::function<std::string(int rows, int cols)> refuses_grid = nullptr;
+  /// @brief Empty, or why the default choice (gray_scott without `--impl`) tries this
+  ///        implementation first for a grid of (rows, cols) on this machine: where it was
+  ///        measured faster than the registry's first (lesson 11 on a Hopper GPU's official grid).
+  std::function<std::string(int rows, int cols)> leads_on = nullptr;
 };
 
 /// @brief Why @p implementation cannot run a @p rows x @p cols grid here, or "" when it can.
