@@ -53,8 +53,8 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
   for (int done = 0; done < steps;) {
     const int burst = std::min(p.halo, steps - done);
     for (int tile = 0; tile < p.tiles(); ++tile) {
-      ColumnRates<kColumns, HostWarp> rates;
-      column_rates<kColumns, HostWarp>(p, k, tile, 3, rates);
+      ColumnRates<kColumns, HostWarp> inner_rates;  // the tile's, for its inner rows
+      column_rates<kColumns, HostWarp>(p, k, tile, 3, inner_rates);
       for (int s = 0; s < burst; ++s) {
         for (int warp = 0; warp < warps; ++warp) {
           int first = 0, end = 0;
@@ -66,8 +66,9 @@ void advance_tiles_on_host(const TilePlan& p, gs::State& state, const gs::Rates&
         for (int warp = 0; warp < warps; ++warp) {
           int first = 0, end = 0;
           band_of(p, warp, warps, first, end);
-          walk_band<kColumns, HostWarp, kPairedRows>(
-              p, k, tile, kept_u[tile].data(), kept_v[tile].data(), first, end, edges[warp], rates);
+          walk_band<kColumns, HostWarp, kPairedRows>(p, k, tile, kept_u[tile].data(),
+                                                     kept_v[tile].data(), first, end, edges[warp],
+                                                     inner_rates);
         }
       }
     }
