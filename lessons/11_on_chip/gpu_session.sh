@@ -91,6 +91,19 @@ if has variants; then
   cp "$LOGS/variants.csv" "$OUT/"
 fi
 
+if has graphs; then
+  echo "== a frame's launch made afresh or replayed from a graph (GS_L11_GRAPHS), official run"
+  for round in 1 2; do
+    for graphs in 0 1; do
+      GS_L11_GRAPHS=$graphs "$BUILD/bin/gs_benchmark" \
+        --impl l06-temporal,l11-on-chip,l11-on-chip-h8 -n 1000 -e 32 --max-seconds 20 \
+        --csv "$LOGS/graphs.csv" 2>> "$LOGS/benchmark.err" \
+        | grep -E "^\| l" | sed "s/^/graphs $graphs /" | cut -d'|' -f1-5 | tee -a "$OUT/benchmark.md"
+    done
+  done
+  cp "$LOGS/graphs.csv" "$OUT/"
+fi
+
 if has grids; then
   echo "== smaller grids: where lesson 11 leads"
   for grid in "540 960" "768 1366"; do

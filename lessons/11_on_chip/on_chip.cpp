@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <vector>
