@@ -112,8 +112,10 @@ int threads_for(const TilePlan& p, bool paired_rows) {
 //    shuffle returns; they feed only the kept tile's outermost columns, which lie in the halo
 //    (wrong cells there spread one column a step and are overwritten by the exchange every
 //    `halo` steps) or outside the grid (their rates are 0).
-//  - No register copies: the row loop is unrolled by two, the centre row and the row below
-//    swapping places, so every value stays where it was loaded.
+//  - No register copies: the row loop is unrolled (by four rows when rows go two at a time, else
+//    by two), the rows in registers trading roles, so every value stays where it was loaded.
+//  - Rows two at a time (with 2 or 4 columns a lane): both rows below are read before either row
+//    is written, and two inner rows make one branch-free stretch the compiler interleaves.
 
 // The rates of the lane's columns for a row whose box has `row_cells` rows in the grid (3
 // inside, 2 on the grid's first or last row): u' = keep_u u + diffuse_u box_u - dt u v^2 + feed,
