@@ -6,8 +6,8 @@
 // rows, tiles thinner than the halo, halos from 1 to 6 steps, step counts that are not multiples
 // of the halo, advance() split into several calls. The cut itself: every cell in one tile,
 // within the shared memory and the blocks given, and a clear refusal where the state does not
-// fit. On a GPU, the kernel on the same cases, the official grid, and its refusal of a grid
-// larger than the chip.
+// fit. On a GPU, the kernel on the same cases, the official grid, its refusal of a grid larger
+// than the chip, and where it leads gray_scott's default choice.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "gs/device_limits.hpp"
 #include "gs/lesson.hpp"
 #include "gs/reference.hpp"
 #include "on_chip.hpp"
@@ -170,6 +171,23 @@ TEST(GpuOnChipGrid, TheOfficialGridMatchesReferenceAtEveryHalo) {
       const gs::State got = gs::test::run_stepper(*stepper, start, gs::Rates{}, {9, 32});
       EXPECT_TRUE(
           gs::test::states_match(got, reference_after(start, {9, 32}), gs::test::kTolerance));
+    }
+  }
+}
+
+// gray_scott's default takes lesson 11 first only where it was measured faster (README.md,
+// Results): at halo 8, on a Hopper GPU's own limits, for grids from 540 x 960 cells that fit.
+TEST(GpuOnChipGrid, LeadsTheDefaultChoiceOnlyWhereMeasuredFaster) {
+  GS_REQUIRE_GPU();
+  const gs::DeviceLimits& limits = gs::device_limits();
+  const bool hopper = limits.compute_major == 9 && !limits.overridden();
+  for (const gs::Implementation& implementation : on_chip_implementations()) {
+    SCOPED_TRACE(implementation.name);
+    const std::string official =
+        implementation.leads_on ? implementation.leads_on(1080, 1920) : std::string();
+    EXPECT_EQ(!official.empty(), hopper && implementation.name == "l11-on-chip-h8") << official;
+    if (implementation.leads_on) {
+      EXPECT_EQ(implementation.leads_on(100, 100), "");
     }
   }
 }
