@@ -16,7 +16,7 @@
 # namespaces (it works in sandboxes where `podman run` does not). The build runs under nice with
 # GS_CONTAINER_JOBS compile jobs (2); its layers are cached, so a second run rebuilds only what
 # changed: the course after an edit, the dependency layer only when setup.sh changes. Logs, the
-# image archive and the demo's pictures go to GS_CONTAINER_WORK (/tmp/gs-container).
+# image archive and the demo's pictures go to GS_CONTAINER_WORK (default: a new private folder).
 #
 #   bash scripts/container_check.sh --static   # only the checks that need no container tools
 #
@@ -62,7 +62,7 @@ fi
 base=${GS_CONTAINER_BASE:-localhost/debian:bookworm}
 image=localhost/gray-scott-school:check
 jobs=${GS_CONTAINER_JOBS:-2}
-work=${GS_CONTAINER_WORK:-/tmp/gs-container}
+work=${GS_CONTAINER_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gs-container.XXXXXX")}
 cuda_base=docker.io/nvidia/cuda:13.0.2-devel-ubuntu24.04  # docker/Dockerfile's default base
 logs=$work/logs
 start=$SECONDS

@@ -51,7 +51,20 @@
 #    use it in the stub's (one section per function), that is the reference (gs::reference*),
 #    another lesson's namespace, the registry (all_implementations, find_implementation), a
 #    solution library's or dlsym/dlopen makes the lesson INVALID, the symbol named
-#    (grade_results.py symbols).
+#    (grade_results.py symbols). These checks run while the solution is still out of the tree,
+#    and the graded object itself (not a recompile) may define no global name outside the
+#    lesson's namespace that the stub's does not (it would replace the test support's, or
+#    GoogleTest's, at link time). The learner file's text may not use __has_include, #line,
+#    digraphs, trigraphs and the like (grade_results.py includes names them).
+#  - The verdict is the judge's (apps/gs_judge.cpp; docs/TEACHING.md): built from upstream's tree
+#    before any learner file is laid in, linking none of the learner's code, it draws cases at grade
+#    time (sizes, a random state's seed, rates, frames, steps), runs the lesson's exercise program
+#    (lesson 08: under mpiexec; lesson 10: tests/judge/lesson10_runner.py with the module) in a
+#    process of its own, and compares what it wrote with the reference it computes itself. A PASS
+#    needs the judge's PASS (PARTIAL where a GPU part cannot run here) and the tests'.
+#  - The sandbox: where bubblewrap runs, the judge's runs and every test run with the file system
+#    read-only but for their scratch folder, and no network (GS_GRADE_SANDBOX=0: off); else the
+#    scoreboard and JSON say "not sandboxed".
 #  - Each lesson build is built and tested on its own: a compile error in one leaves the others
 #    graded. Tests run through CTest (per-test timeout, JUnit XML), each through
 #    scripts/grade_report_wrapper.sh, which has GoogleTest (or pytest) write that test's report
@@ -59,7 +72,8 @@
 #    report exists, names it, says it ran and records no failure: an exit status of 0 alone is
 #    not a pass (grade_results.py results). Counts are cases (lesson 10: pytest's, not classes).
 #  - Nothing tested is not a pass: a lesson that ran no test, or whose tests all skipped, fails;
-#    a skipped case is allowed only if it is a GPU test of a lesson whose GPU part is not graded
+#    a skipped case is allowed only if it is a GPU test (by its CTest label gpu, or on the list
+#    tests/grade/allowed_skips.txt; never by its message) of a lesson whose GPU part is not graded
 #    here, and is listed with its reason. Such a lesson (07-10 on a CPU machine) is PARTIAL
 #    ("not graded here: GPU"), which does not fail the grade. The work folder is mode 0755, so
 #    that a test run as nobody reaches the build's test-tmp folder.
@@ -317,6 +331,30 @@ fi
 manifest=$build/lessons.tsv
 [ -f "$manifest" ] || fail "$manifest is missing: this upstream commit predates lessons.tsv"
 
+# --- the judge: built from upstream's tree before any learner file is laid into it (it links
+# common/ and nothing of a lesson), then kept outside the build, where no test can reach it
+cmake --build "$build" -j "$jobs" --target gs_judge > "$RUN/logs/build-judge.log" 2>&1 \
+  || fail "the judge (gs_judge) of upstream's tree does not build (log: $RUN/logs/build-judge.log)"
+judge=$RUN/judge/gs_judge
+mkdir -p "$RUN/judge" && cp "$build/bin/gs_judge" "$judge" || fail "cannot copy the judge"
+cache_value() { sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -1; }
+mpiexec=$(cache_value MPIEXEC_EXECUTABLE)
+python=$(cache_value Python_EXECUTABLE)
+# The sandbox of the learner's processes (the judge's runs and every test): bubblewrap, the file
+# system read-only but for a scratch folder (and a test's report and temporary folders), no
+# network. Where it cannot run, the grade says "not sandboxed" (GS_GRADE_SANDBOX=0 turns it off).
+sandbox=0
+sandbox_note="not sandboxed: bubblewrap (bwrap) is not installed"
+if [ "${GS_GRADE_SANDBOX:-1}" = 0 ]; then
+  sandbox_note="not sandboxed: GS_GRADE_SANDBOX=0"
+elif command -v bwrap > /dev/null 2>&1; then
+  if bwrap --ro-bind / / --dev /dev --proc /proc --unshare-net --die-with-parent true 2>/dev/null; then
+    sandbox=1 sandbox_note="sandboxed (bubblewrap: read-only file system, no network)"
+  else
+    sandbox_note="not sandboxed: bubblewrap cannot run here ($(bwrap --ro-bind / / true 2>&1 | head -1))"
+  fi
+fi
+
 # --- the learner's files: every lesson's, laid into the pristine tree
 declare -A learner_file_lesson=()
 mapfile -t rows < <(tail -n +2 "$manifest")
@@ -385,6 +423,8 @@ if [ "$in_git" = 1 ]; then
   while IFS= read -r file; do
     [ -n "$file" ] || continue
     [ -n "${learner_file_lesson[$file]:-}" ] && continue
+    # The notebooks are the learner's to run and save (with their outputs): no part of a grade.
+    [[ "$file" == notebooks/* ]] && continue
     if [[ "$file" =~ ^(lessons|solutions)/([0-9][0-9])_ ]]; then
       invalid_lesson[${BASH_REMATCH[2]}]+=" $file"
     elif [[ "$file" =~ ^tests/test_lesson([0-9][0-9])\. ]]; then
@@ -426,6 +466,8 @@ meta integrity "$integrity"
 meta invalid_files "$all_invalid_files"
 meta cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -1) ($jobs cores)"
 meta gpu "$gpu_name"
+meta sandbox "$sandbox"
+meta sandbox_note "$sandbox_note"
 [ "$speed" = 1 ] && meta speed_rule "the exercise program's default implementation against l01-naive (lesson 01's solution), 1080 x 1920, frames of 16 steps, each timed >= 0.3 s, best of 3, OMP_WAIT_POLICY=passive"
 
 echo "grade.sh: grading the $source_kind at ${learner_commit:0:12}$([ "$dirty" = 1 ] && echo ' (with uncommitted changes)')"
@@ -434,6 +476,7 @@ if [ "$integrity" = checked ]; then
 else
   echo "grade.sh: integrity NOT checked: $integrity"
 fi
+echo "grade.sh: the learner's code runs $sandbox_note"
 [ -z "$all_invalid_files" ] || echo "grade.sh: INVALID: changed outside the exercises: $all_invalid_files"
 for file in "${!missing_file[@]}"; do echo "grade.sh: $file is missing from the work: upstream's stub is graded"; done
 
@@ -467,12 +510,53 @@ run_tests() {
   reports=$(mktemp -d "$RUN/reports.XXXXXX")
   ctest --test-dir "$build_dir" -R "$regex" -L '^exercise$' --show-only=json-v1 \
     > "$RUN/tests-$name.json" 2> /dev/null
-  GS_GRADE_REPORTS=$reports ctest --test-dir "$build_dir" -R "$regex" -L '^exercise$' \
+  GS_GRADE_SANDBOX=$sandbox GS_GRADE_REPORTS=$reports ctest --test-dir "$build_dir" -R "$regex" -L '^exercise$' \
     --timeout "$limit" -j "$jobs" --output-junit "$RUN/junit/$name.xml" \
     > "$RUN/logs/test-$name.log" 2>&1
   python3 "$RESULTS" results "$RUN/junit/$name.xml" --tests "$RUN/tests-$name.json" \
     --reports "$reports" --strip "$tree" --timeout "$limit" \
     ${key:+--skips "$RUN/records/$key.skips"} "$@"
+}
+# run_judge KEY BUILD PROGRAM: the judge on the lesson build's exercise, its cases drawn now, the
+# learner's processes in the sandbox when there is one; writes status= and detail= into
+# $RUN/judge-BUILD.rec and the judge's JSON beside it.
+run_judge() {
+  local key=$1 id=$2 program=$3 scratch judge_json=$RUN/judge-$2.json status detail
+  scratch=$(mktemp -d "$RUN/judge-scratch.XXXXXX")
+  local args=(--lesson "$id" --program "$program" --scratch "$scratch" --json "$judge_json"
+              --timeout "$timeout")
+  [ "$sandbox" = 1 ] && args+=(--sandbox)
+  [ "$gpu" = 1 ] && [ "$cuda_built" = 1 ] && args+=(--gpu --gpus "$(nvidia-smi -L | grep -c '^GPU')")
+  [ -n "$mpiexec" ] && args+=(--mpiexec "$mpiexec")
+  if [ -n "$python" ]; then
+    args+=(--python "$python" --runner "$tree/tests/judge/lesson10_runner.py"
+           --pythonpath "$build/python-exercise")
+  fi
+  rm -f "$judge_json"
+  "$judge" "${args[@]}" > "$RUN/logs/judge-$id.log" 2>&1
+  status=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
+    "$judge_json" 2>/dev/null)
+  case "$status" in
+    PASS|PARTIAL|FAIL) ;;
+    *) status=ERROR ;;
+  esac
+  detail=$(python3 - "$judge_json" <<'PY' 2>/dev/null
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+failed = [c for c in cases if c["status"] == "fail"]
+if failed:
+    c = failed[0]
+    print(f"{c['graded']}, case {c['case']}: {' '.join(c['detail'].split())[:600]}"
+          f" (the case: {c['command'][:400]})")
+PY
+)
+  [ "$status" = ERROR ] && detail="the judge did not finish: $(tail -3 "$RUN/logs/judge-$id.log" | tr '\n' ' ')"
+  printf 'status=%s\ndetail=%s\n' "$status" "$(printf '%s' "$detail" | tr '\n\t' '  ')" \
+    > "$RUN/judge-$id.rec"
+  record "$key" judge "$status"
+  record "$key" judge_detail "$detail"
+  record "$key" judge_seed "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seed"])' "$judge_json" 2>/dev/null)"
+  rm -rf "$scratch"
 }
 grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TESTS
   local key=$1 lesson=$2 id=$3 topic=$4 labels=$5 provides=$6 program=$7 tests=$8
@@ -495,11 +579,14 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
                --learner "${learner_files[@]}" --checkout "$ROOT" --work "$work" "$@")
   }
   check_includes
-  local built=1
+  local built=1 extra_targets=()
+  # Lesson 10's module is what its judge runs.
+  [ "$provides" = module ] && extra_targets+=(grayscott_exercise)
   hide_solution "$lesson" "$topic"
   cmake --build "$build" -j "$jobs" --target "$test_target" "$program_target" \
-    > "$RUN/logs/build-$id.log" 2>&1 || built=0
-  restore_solutions
+    ${extra_targets[@]+"${extra_targets[@]}"} > "$RUN/logs/build-$id.log" 2>&1 || built=0
+  # The checks of what was built run while the solution is still hidden: a learner file that
+  # compiles differently when solutions/ is there is checked as it was graded.
   if [ "$built" = 1 ]; then
     check_includes --build "$build" --target "${program_target}_impl" \
       "$program_target" "$test_target"
@@ -511,9 +598,11 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
         [ -n "$problem" ] && learner_problem[$lesson]+="$problem; "
       done < <(python3 "$RESULTS" symbols --build "$build" --tree "$tree" \
                  --lesson-folder "$folder" --learner "${learner_files[@]}" \
-                 --stubs "$work/stubs-$base/$folder" --cache "$work/symbols-$base")
+                 --stubs "$work/stubs-$base/$folder" --cache "$work/symbols-$base" \
+                 --namespace "lesson$id")
     fi
   fi
+  restore_solutions
   if [ "$built" = 0 ]; then
     grep -E -A4 ': (fatal )?error|error:' "$RUN/logs/build-$id.log" | sed "s|$tree/||g" \
       | head -24 > "$details"
@@ -534,7 +623,14 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     fi
   fi
   local allow=()
-  [ -n "$gpu_parts" ] && [ "$require_gpu" = 0 ] && allow=(--allow-gpu-skips)
+  [ -n "$gpu_parts" ] && [ "$require_gpu" = 0 ] \
+    && allow=(--allow-gpu-skips --allowed-skips "$tree/tests/grade/allowed_skips.txt")
+  # The verdict: the judge's (apps/gs_judge.cpp), before any test of the learner's code runs.
+  local judge_status judge_detail
+  run_judge "$key" "$id" "$program"
+  judge_status=$(sed -n 's/^status=//p' "$RUN/judge-$id.rec")
+  judge_detail=$(sed -n 's/^detail=//p' "$RUN/judge-$id.rec")
+  printf 'judge %s; ' "$judge_status"
   { read -r passed failed skipped total disallowed; cat > "$details"; } \
     < <(run_tests "$build" "$id" "$timeout" "^$ns\\.exercise\\." "$key" ${allow[@]+"${allow[@]}"})
   record "$key" junit "$id.xml"
@@ -549,6 +645,19 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     verdict=FAIL reason="every test skipped"
   elif [ "$disallowed" -gt 0 ]; then
     verdict=FAIL reason="$disallowed test(s) skipped on a machine that should run them"
+  fi
+  # A pass needs the judge's: tests that pass (or were made to say so) while the judge's cases
+  # fail are a FAIL, the judge's first failing case shown.
+  if [ "$judge_status" = FAIL ] || [ "$judge_status" = ERROR ]; then
+    { echo "the judge (cases drawn at grade time, run apart from the tests): $judge_detail"
+      cat "$details"; } > "$details.new" && mv "$details.new" "$details"
+    if [ "$verdict" = PASS ]; then
+      verdict=FAIL reason="the judge's cases fail although the tests pass"
+    else
+      reason="$reason; the judge's cases fail too"
+    fi
+  elif [ "$judge_status" = PARTIAL ] && [ -z "$gpu_parts" ] && [ "$verdict" = PASS ]; then
+    verdict=FAIL reason="the judge could not grade its GPU paths on a machine that should"
   fi
   printf '%s/%s cases passed, %s skipped' "$passed" "$total" "$skipped"
 

@@ -40,4 +40,22 @@ case "$name" in
   gtest.*) export GTEST_OUTPUT="xml:$report" ;;
   pytest.*) export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }--junitxml=$report" ;;
 esac
+# In the sandbox (GS_GRADE_SANDBOX=1, where grade.sh found bubblewrap working): the file system
+# read-only but for this test's report folder, its temporary folder (TEST_TMPDIR) and a /tmp of
+# its own (empty, writable by every user: a test that drops to the user nobody still has one);
+# the grading's work folder (this script's), which may lie under /tmp, is laid over it read-only.
+# No network. The test cannot change the judge, the build, the records or another test's report.
+# (A report it forges in its own folder is still possible: the judge decides a grade.)
+if [ "${GS_GRADE_SANDBOX:-0}" = 1 ]; then
+  unset GS_GRADE_SANDBOX
+  work_dir=$(cd "$(dirname "$0")" && pwd)
+  jail=(bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --perms 1777 --tmpfs /tmp
+        --ro-bind "$work_dir" "$work_dir" --bind "$folder" "$folder"
+        --unshare-net --unshare-ipc --die-with-parent)
+  if [ -n "${TEST_TMPDIR:-}" ]; then
+    mkdir -p "$TEST_TMPDIR"
+    jail+=(--bind "$TEST_TMPDIR" "$TEST_TMPDIR")
+  fi
+  exec "${jail[@]}" -- "$@"
+fi
 exec "$@"

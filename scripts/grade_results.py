@@ -12,13 +12,14 @@ script reads those with a real XML parser and writes what people and machines re
       own paths.
 
   grade_results.py results FILE --tests JSON --reports DIR [--strip PREFIX] [--timeout SECONDS]
-                   [--allow-gpu-skips] [--skips OUT]
+                   [--allow-gpu-skips] [--allowed-skips LIST] [--skips OUT]
       The same line as junit, with a fifth number (the skips not allowed), for a CTest run whose
       tests went through grade_report_wrapper.sh: each case is counted from the report its own
       framework wrote into DIR (GoogleTest's XML; pytest's JUnit XML, one case per test function),
       never from the exit status alone. JSON is `ctest --show-only=json-v1` of the run (each
       test's command and labels). A test without its report fails; a skipped case is allowed
-      only with --allow-gpu-skips and the label gpu; OUT gets "case<TAB>reason<TAB>allowed".
+      only with --allow-gpu-skips and the label gpu (or a case named in LIST,
+      tests/grade/allowed_skips.txt), never because of its message; OUT gets "case<TAB>reason<TAB>allowed".
 
   grade_results.py symbols --build DIR --tree TREE --lesson-folder lessons/NN_topic
                    --learner FILE... --stubs DIR --cache DIR [--target T...]
@@ -205,6 +206,15 @@ def ctest_tests(path):
     return tests
 
 
+def allowed_skip(case_name, path):
+    """Whether @case_name matches a line (a case name, or its end after a dot) of @path."""
+    if not path or not os.path.isfile(path):
+        return False
+    with open(path, encoding="utf-8") as file:
+        names = [line.strip() for line in file if line.strip() and not line.startswith("#")]
+    return any(case_name == name or case_name.endswith("." + name) for name in names)
+
+
 def results_command(args):
     """The cases of a lesson's CTest run, each counted from its own framework's report."""
     _, _, _, _, ctest_cases = read_junit(args.file)
@@ -266,10 +276,11 @@ def results_command(args):
                     else [message] + excerpt(case, args.strip, 0)[-4:]
                 first_failure = (case_name, lines)
             if status == "skipped":
-                # A GPU test, or a CPU-labelled one that says it needs the GPU build (lesson 10's
-                # test_gpu_implementation_without_a_gpu), where the GPU part is not graded.
+                # Allowed by what the pristine build says of the test, never by its message
+                # (which the learner's code writes): a test labelled gpu, or a case on the fixed
+                # list tests/grade/allowed_skips.txt, where the GPU part is not graded.
                 allowed = args.allow_gpu_skips and (
-                    "gpu" in labels or re.search(r"\b(GPU|CUDA)\b", message or "", re.I))
+                    "gpu" in labels or allowed_skip(case_name, args.allowed_skips))
                 disallowed += not allowed
                 skips.append((case_name, message or "no reason given", allowed))
     total = sum(counts.values())
@@ -312,6 +323,21 @@ INCLUDE = re.compile(r'^\s*#\s*(include|include_next|import)\b\s*(.*)$')
 NAMED = re.compile(r'^(["<])([^">]*)[">]')
 
 
+# What lets a learner file see where it is compiled, or hide what it includes (the grade's tests:
+# tests/grade/attacks/): it is refused in the text, whatever the build does with it.
+PREPROCESSOR_TRICKS = [
+    (re.compile(r"__has_include(_next)?\b"), "__has_include (a test of which files exist)"),
+    (re.compile(r"^\s*(#|%:|\?\?=)\s*include_next\b"), "#include_next"),
+    (re.compile(r"^\s*(#|%:|\?\?=)\s*line\b"), "#line (a file name and line made up)"),
+    (re.compile(r"%:"), "the digraph %: (a # in disguise)"),
+    (re.compile(r"\?\?[=/'()!<>-]"), "a trigraph"),
+    (re.compile(r"\b_Pragma\b|^\s*#\s*pragma\s+(push_macro|pop_macro|GCC\s+(system_header|poison|dependency))"),
+     "a pragma that changes what the preprocessor sees"),
+    (re.compile(r"\b__(FILE|BASE_FILE|FILE_NAME|COUNTER|TIMESTAMP|DATE|TIME)__\b"),
+     "a macro that says where or when the code is compiled"),
+]
+
+
 def include_problems(path, shown):
     """The #include lines of learner file @p path that reach outside its lesson (text check)."""
     try:
@@ -321,6 +347,11 @@ def include_problems(path, shown):
         return [f"{shown}: cannot be read ({error.strerror})"]
     lines = text.splitlines()
     problems = []
+    for number, line in enumerate(lines, 1):
+        for pattern, what in PREPROCESSOR_TRICKS:
+            if pattern.search(line):
+                problems.append(f"{shown}:{number}: {what}: a learner file may not use it (it lets "
+                                f"code compile differently where it is graded)")
     index = 0
     while index < len(lines):
         number, line = index + 1, lines[index]
@@ -492,7 +523,15 @@ def symbol_uses(path):
     return names, uses
 
 
-def check_compile(entry, output, extra_include=None):
+def demangle(mangled):
+    try:
+        return subprocess.run(["c++filt", mangled], check=True, capture_output=True, text=True,
+                              errors="replace").stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return mangled
+
+
+def check_compile(entry, output, extra_include=None, plain=False):
     """Compiles a compile_commands.json entry again into @p output, inlining off, or says why not.
 
     Inlining hides a call (an optimised build can inline gs::reference_step<float> and keep no
@@ -506,7 +545,8 @@ def check_compile(entry, output, extra_include=None):
             words[words.index(flag) + 1] = output if flag == "-o" else output + ".d"
     nvcc = "nvcc" in os.path.basename(words[0])
     flags = ["-fno-inline", "-U__NO_INLINE__", "-ffunction-sections", "-fdata-sections"]
-    words += ["-Xcompiler=" + ",".join(flags)] if nvcc else flags
+    if not plain:  # plain: the build's own command (the stub's twin of a graded object)
+        words += ["-Xcompiler=" + ",".join(flags)] if nvcc else flags
     if extra_include:
         first_flag = next((i for i, w in enumerate(words) if i > 0 and w.startswith("-")),
                           len(words))
@@ -517,6 +557,103 @@ def check_compile(entry, output, extra_include=None):
     if result.returncode != 0:
         return (result.stderr or result.stdout).strip().splitlines()[:3] or ["failed"]
     return None
+
+
+def global_definitions(path):
+    """{mangled name: nm type} of the global symbols object @p path defines, or None."""
+    try:
+        output = subprocess.run(["nm", "--defined-only", "--extern-only", path], check=True,
+                                capture_output=True, text=True, errors="replace").stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    found = {}
+    for line in output.splitlines():
+        match = NM_LINE.match(line)
+        if match and not line.endswith(":"):
+            found[match.group(2).strip()] = match.group(1)
+    return found
+
+
+# The Itanium C++ ABI's special names, before the name they are about: vtables, typeinfo, guard
+# variables, thunks (_ZTh/_ZTv/_ZTc) and local names (_ZZ, checked by their enclosing function).
+SPECIAL_PREFIX = re.compile(r"^_Z(T[VTISC]|GV|Th[n]?\d*_|Tv[n]?\d+_n?\d+_|Tc|Z)?")
+# Weak instantiations of a library's templates, which any code that uses the library emits.
+LIBRARY_TEMPLATE = re.compile(r"^(St|NSt|NKSt|N9__gnu_cxx|NK9__gnu_cxx|N6thrust|NK6thrust|N3cub|"
+                              r"NK3cub|N4cuda|NK4cuda|N3CLI|NK3CLI|N8nlohmann|NK8nlohmann|"
+                              r"N8pybind11|NK8pybind11|N10__cxxabiv1|N3fmt)")
+
+
+def stub_declared_names(stubs_folder, learner):
+    """The names upstream's stubs declare at their outermost level (class FrameRing in lesson 07,
+    namespace on_chip in lesson 11): the learner's own, wherever the lesson puts them."""
+    names = set()
+    for path in learner:
+        try:
+            with open(os.path.join(stubs_folder, os.path.basename(path)), encoding="utf-8",
+                      errors="replace") as file:
+                text = file.read()
+        except OSError:
+            continue
+        names.update(re.findall(r"^\s*(?:class|struct|union|namespace|enum(?:\s+class)?)\s+"
+                                r"([A-Za-z_]\w*)", text, re.M))
+    return names
+
+
+_OTHERS = {}
+
+
+def definitions_elsewhere(build, own):
+    """The global names defined (strongly) by the libraries a lesson's programs and tests link
+    that are not the lesson's own: the build's archives but lessonNN_*'s, and GoogleTest's. A weak
+    definition of one of them in the learner's object replaces it whenever the linker needs
+    nothing else from the archive member that has it (tests/grade/attacks/linktime.fragment)."""
+    key = (build, own)
+    if key in _OTHERS:
+        return _OTHERS[key]
+    archives = []
+    for folder, _, files in os.walk(build):
+        for name in files:
+            if name.endswith(".a") and not name.startswith(f"liblesson{own}_"):
+                archives.append(os.path.join(folder, name))
+    for folder in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib",
+                   "/usr/local/lib"):
+        for name in ("libgtest.a", "libgtest_main.a", "libgmock.a", "libgmock_main.a"):
+            if os.path.exists(os.path.join(folder, name)):
+                archives.append(os.path.join(folder, name))
+    names = set()  # strong definitions only: a weak one is an inline function every user emits
+    for archive in archives:
+        found = global_definitions(archive)
+        if found:
+            names.update(name for name, kind in found.items() if kind not in "WVwvu")
+    _OTHERS[key] = names
+    return names
+
+
+def foreign_definition(mangled, kind, namespace, own_names=(), elsewhere=frozenset()):
+    """Why a global definition of the learner's graded object is not its own, or None: a name
+    outside @p namespace (lessonNN) and the names its stub declares (@p own_names) that the stub's
+    object does not define replaces, at link time, what the test support, GoogleTest, common/ or
+    the C library defines (tests/grade/attacks/)."""
+    if not mangled.startswith("_Z"):
+        return "a C name (no C++ namespace)"
+    rest = SPECIAL_PREFIX.sub("", mangled, count=1)
+    for prefix in ("N", "NK", "NV", "NVK", "NKR", "NR", "NO", "NKO"):
+        if rest.startswith(prefix) and rest[len(prefix):len(prefix) + 1].isdigit():
+            rest = rest[len(prefix):]
+            break
+    length = re.match(r"^(\d+)", rest)
+    first = rest[len(length.group(1)):len(length.group(1)) + int(length.group(1))] if length else ""
+    if first == namespace or first in own_names:
+        return None
+    if kind in "WVu" and mangled not in elsewhere:
+        # A weak copy of an inline function of a header (gs::Stepper's, say) that the learner's
+        # code calls: every object that calls it emits one, and nothing defines it otherwise.
+        return None
+    if first == "_GLOBAL__N_1":
+        return None  # an anonymous namespace: its names cannot replace another object's
+    if kind in "WVu" and LIBRARY_TEMPLATE.match(SPECIAL_PREFIX.sub("", mangled, count=1)):
+        return None
+    return f"outside its lesson's namespace {namespace}::"
 
 
 def solution_symbols(build):
@@ -563,6 +700,7 @@ def symbol_problems(args):
     problems = []
     solutions = None
     checked = 0
+    own_names = stub_declared_names(args.stubs, args.learner)
     for target, dependencies in sorted(records.items()):
         reached = {os.path.realpath(os.path.join(args.build, d)) for d in dependencies}
         if not reached & learner:
@@ -597,6 +735,26 @@ def symbol_problems(args):
                             f"{which} version ({'; '.join(error or ['nm failed'])[:300]})")
             continue
         checked += 1
+        # The graded object itself (not a recompile): the global names it defines that the
+        # stub's object, compiled with the same command, does not.
+        graded = global_definitions(os.path.realpath(os.path.join(args.build, target)))
+        plain_stub = os.path.join(args.cache, key[:24] + ".plain.o")
+        if not os.path.exists(plain_stub):
+            error = check_compile(entry, plain_stub + ".tmp", args.stubs, plain=True)
+            if error is None:
+                os.replace(plain_stub + ".tmp", plain_stub)
+        stub_definitions = global_definitions(plain_stub) if os.path.exists(plain_stub) else None
+        if graded is None or stub_definitions is None:
+            problems.append(f"{args.lesson_folder}: {shown}: the definitions of the graded object "
+                            f"could not be read")
+        else:
+            for mangled in sorted(set(graded) - set(stub_definitions)):
+                why = foreign_definition(mangled, graded[mangled], args.namespace or f"lesson{own}",
+                                         own_names, definitions_elsewhere(args.build, own))
+                if why:
+                    problems.append(f"{args.lesson_folder}: the learner's code defines "
+                                    f"{demangle(mangled)[:200]} ({mangled[:80]}): {why}, in the "
+                                    f"graded object {shown}")
         # A name new to the object, or a use of a name from a section that did not use it.
         new_uses = learner_uses[1] - stub_uses[1]
         users = {}
@@ -689,6 +847,32 @@ def number(text, kind=int):
         return None
 
 
+def md_inline(text):
+    """@p text as literal Markdown on one line: the learner's code writes some of what the
+    scoreboard shows (a skip's reason, a compiler's message), and only the grader writes
+    headings, tables and links (tests/grade/test_grade.sh, case markdown)."""
+    text = " ".join(str(text).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]()#+!|~-])", r"\\\1", text)
+
+
+def md_code(text):
+    """@p text as an inline code span that nothing inside can close."""
+    text = " ".join(str(text).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_block(text):
+    """@p text as a fenced code block that nothing inside can close: the fence is longer than
+    any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
+
+
 def report_command(args):
     meta = read_record(os.path.join(args.run, "meta"))
     records_dir = os.path.join(args.run, "records")
@@ -740,6 +924,12 @@ def report_command(args):
             } if counted and record.get("total") else None,
             "skips": record["skips"],
             "tests_verdict": record.get("tests_verdict") or None,
+            # The verdict's source: gs_judge, apart from the learner's code (grade.sh).
+            "judge": {
+                "status": record.get("judge") or "not run",
+                "detail": record.get("judge_detail") or None,
+                "seed": record.get("judge_seed") or None,
+            },
             "sanitizer": {
                 "tools": record.get("sanitizer_tools") or None,
                 "verdict": record.get("sanitizer") or "not run",
@@ -779,25 +969,29 @@ def report_command(args):
     out.append("")
     commit = meta.get("commit", "unknown")
     out.append(f"- graded: `{commit[:12]}`{' (with uncommitted changes)' if meta.get('dirty') == '1' else ''}"
-               f"{', ' + meta['source'] if meta.get('source') else ''}")
+               f"{', ' + md_inline(meta['source']) if meta.get('source') else ''}")
     if meta.get("integrity") == "checked":
         out.append(f"- against upstream `{meta.get('base', '')[:12]}` (the commit this work started "
-                   f"from; upstream: {meta.get('upstream', '?')}): upstream's tests, common/, CMake "
+                   f"from; upstream: {md_inline(meta.get('upstream', '?'))}): upstream's tests, common/, CMake "
                    f"and scripts, with only the learner's files laid in")
     else:
         out.append(f"- integrity NOT checked: {meta.get('integrity', 'unknown')}")
     out.append(f"- machine: {meta.get('cpu', '?')}; GPU: {meta.get('gpu') or 'none'}; "
                f"{meta.get('date', '')}")
+    if meta.get("sandbox_note"):
+        out.append(f"- the learner's code ran {md_inline(meta['sandbox_note'])}; the verdict is "
+                   f"the judge's (cases drawn at grade time, results compared with the reference "
+                   f"outside the learner's processes)")
     invalid_files = meta.get("invalid_files", "").split()
     if invalid_files:
         out.append(f"- **INVALID**: files changed outside the exercises (graded without them): "
-                   + ", ".join(f"`{f}`" for f in invalid_files))
+                   + ", ".join(md_inline(f) for f in invalid_files))
     out.append("")
     # The speed-up column only when a lesson measured one (lessons 07-10 measure no speed).
     speed = any(entry["speedup"] for entry in lessons)
-    out.append("| lesson | build | cases passed | skipped | sanitizer | "
+    out.append("| lesson | build | judge | cases passed | skipped | sanitizer | "
                + ("speed-up vs l01-naive | " if speed else "") + "time | status |")
-    out.append("|---|---|---:|---:|---|" + ("---:|" if speed else "") + "---:|---|")
+    out.append("|---|---|---|---:|---:|---|" + ("---:|" if speed else "") + "---:|---|")
     not_here = []
     for entry in lessons:
         if not entry["graded"] and entry["status"] == "SKIPPED" and not entry["requested"]:
@@ -810,11 +1004,12 @@ def report_command(args):
         seconds = f"{entry['seconds']} s" if entry["seconds"] is not None else "-"
         status = entry["status"]
         if entry["reason"]:
-            status += f": {entry['reason']}"
+            status += f": {md_inline(entry['reason'])}"
         sanitizer = entry["sanitizer"]["verdict"]
         if entry["sanitizer"]["tools"] and sanitizer != "not run":
             sanitizer = f"{entry['sanitizer']['tools']} {sanitizer}"
-        out.append(f"| {entry['lesson']} | {entry['build']} | {passed_text} | {skipped_text} | "
+        judge = entry["judge"]["status"] if entry["judge"]["status"] != "not run" else "-"
+        out.append(f"| {entry['lesson']} | {entry['build']} | {judge} | {passed_text} | {skipped_text} | "
                    f"{sanitizer} | " + (f"{speedup} | " if speed else "") + f"{seconds} | {status} |")
     out.append("")
     skipped_cases = [(entry, skip) for entry in lessons for skip in entry["skips"]]
@@ -823,22 +1018,21 @@ def report_command(args):
         for entry, skip in skipped_cases:
             allowed = "allowed: a GPU test where the GPU part is not graded" if skip["allowed"] \
                 else "not allowed here: a failure"
-            out.append(f"- {entry['build']} `{skip['test']}`: {skip['reason']} ({allowed})")
+            out.append(f"- {entry['build']} {md_code(skip['test'])}: {md_inline(skip['reason'])} "
+                       f"({allowed})")
         out.append("")
     if not_here:
         out.append("Not graded on this machine (not asked for; a runner that can run them grades "
                    "them):")
         for entry in not_here:
-            out.append(f"- {entry['build']} ({entry['topic']}): {entry['reason']}")
+            out.append(f"- {entry['build']} ({entry['topic']}): {md_inline(entry['reason'])}")
         out.append("")
     for entry in problems:
         if entry["details"]:
             out.append(f"<details><summary>{entry['build']} ({entry['topic']}): "
                        f"{entry['status']}</summary>")
             out.append("")
-            out.append("```")
-            out.append(entry["details"])
-            out.append("```")
+            out += md_block(entry["details"])
             out.append("</details>")
             out.append("")
     if meta.get("speed_rule") and speed:
@@ -863,6 +1057,8 @@ def report_command(args):
             "upstream_commit": meta.get("upstream_commit") or None,
             "base": meta.get("base") or None,
             "integrity": meta.get("integrity"),
+            "sandboxed": meta.get("sandbox") == "1",
+            "sandbox": meta.get("sandbox_note") or "not sandboxed: unknown",
             "invalid_files": invalid_files,
             "date": meta.get("date"),
             "machine": {"cpu": meta.get("cpu"), "gpu": meta.get("gpu") or None},
@@ -901,6 +1097,7 @@ def main():
     results.add_argument("--strip", default="")
     results.add_argument("--timeout", type=float, default=0)
     results.add_argument("--allow-gpu-skips", action="store_true")
+    results.add_argument("--allowed-skips")
     results.add_argument("--skips")
     symbols = commands.add_parser("symbols")
     symbols.add_argument("--build", required=True)
@@ -910,6 +1107,7 @@ def main():
     symbols.add_argument("--stubs", required=True)
     symbols.add_argument("--cache", required=True)
     symbols.add_argument("--target", nargs="*", default=[])
+    symbols.add_argument("--namespace", help="the lesson build's namespace (lessonNN[_cpu])")
     args = parser.parse_args()
     if args.command == "includes":
         return includes_command(args)

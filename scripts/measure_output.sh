@@ -19,9 +19,10 @@
 #   GS_IMPL=l06-temporal GS_RUN="-n 1000 -e 32" bash scripts/measure_output.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-OUT=${OUT:-/tmp/gs-measure-logs}  # the device tool sets OUT; elsewhere, outside the tree
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gs-measure-logs.XXXXXX")}  # the device tool sets OUT
 mkdir -p "$OUT"
-BUILD=${GS_BUILD_DIR:-/tmp/gs-measure-build}
+# A private build folder unless one is given (never a fixed path another user could plant).
+BUILD=${GS_BUILD_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/gs-measure-build.XXXXXX")}
 IMPL=${GS_IMPL:-l06-temporal}
 RUN=${GS_RUN:-"-n 1000 -e 32"}  # the official run: 1080 x 1920 by default, 1000 frames x 32 steps
 read -r -a run_flags <<< "$RUN"
@@ -58,9 +59,14 @@ BENCHMARK=$BUILD/bin/gs_benchmark
 
 # ---- the directory: on the machine's disk, never in memory
 DIR=""
-for candidate in ${GS_OUTPUT_DIR:-} /tmp/gs-measure-output /var/tmp/gs-measure-output "$HOME/gs-measure-output"; do
-  [ -n "$candidate" ] || continue
-  mkdir -p "$candidate" 2> /dev/null || continue
+for parent in "${GS_OUTPUT_DIR:-}" /var/tmp /tmp "$HOME"; do
+  [ -n "$parent" ] || continue
+  if [ "$parent" = "${GS_OUTPUT_DIR:-}" ]; then
+    candidate=$parent
+    mkdir -p "$candidate" 2> /dev/null || continue
+  else  # a new private folder, never a fixed name
+    candidate=$(mktemp -d "$parent/gs-measure-output.XXXXXX" 2> /dev/null) || continue
+  fi
   if [ "$(stat -f -c %T "$candidate")" != tmpfs ]; then
     DIR=$candidate
     break

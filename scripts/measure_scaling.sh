@@ -9,7 +9,8 @@
 #
 #   bash scripts/measure_scaling.sh                 # every GPU of the machine
 #   GS_GPUS="1 2" bash scripts/measure_scaling.sh   # these rank counts
-#   GS_BUILD_DIR=/tmp/b bash scripts/measure_scaling.sh   # reuse a build
+#   GS_BUILD_DIR=/tmp/b bash scripts/measure_scaling.sh   # build into this folder (kept; the
+#                                   # build is brought up to this tree's commit first)
 #   GS_PARTS="tests bench" ...   # of: tests sanitize bench halo binding socket repeat end2end sweep
 set -uo pipefail
 OUT=${OUT:-$PWD/scaling-logs}
@@ -19,7 +20,16 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || { echo "measure_scaling.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 1; }
 RANKS=${GS_GPUS:-$(seq -s ' ' 2 "$gpus" | tr ' ' '\n' | awk '$1==2||$1==4||$1==8' | tr '\n' ' ')}
 PARTS=${GS_PARTS:-tests sanitize bench halo binding socket repeat end2end sweep}
-BUILD=${GS_BUILD_DIR:-/tmp/gs-scaling}
+# What it runs is built here, from this tree, every time (incremental in a folder given): never a
+# program found at a fixed path, which another user could have planted or an older commit left.
+# Its files (HDF5 outputs) go to a private temporary folder, removed at the end.
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/gs-scaling.XXXXXX") || exit 1
+if [ -n "${GS_BUILD_DIR:-}" ]; then
+  BUILD=$GS_BUILD_DIR
+else
+  BUILD=$SCRATCH/build
+fi
+trap 'rm -rf "$SCRATCH"' EXIT
 FRAMES=${GS_FRAMES:-1000}
 COMMIT=${GS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -27,12 +37,10 @@ status=0
 
 echo "== $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $gpus, commit $COMMIT, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 nvidia-smi topo -m 2>/dev/null | head -$((gpus + 1)) | cut -c1-60
-if [ ! -x "$BUILD/bin/lesson08_solution" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
-  cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 \
-    || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
-fi
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DGS_GIT_COMMIT="$COMMIT" > "$OUT/configure.log" 2>&1 || { tail -20 "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 \
+  || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 L08="$BUILD/bin/lesson08_solution"
 CSV="$OUT/scaling.csv"
 
@@ -41,9 +49,14 @@ if has tests; then
   ctest --test-dir "$BUILD" -L lesson08 -LE exercise -j 2 --timeout 300 --output-on-failure \
     > "$OUT/lesson08-tests.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped" "$OUT/lesson08-tests.log" | head -20
+  # A part that ran no test did not pass.
+  if ! grep -Eq "tests passed, [0-9]+ tests failed out of [1-9]" "$OUT/lesson08-tests.log"; then
+    echo "measure_scaling.sh: lesson 08's tests: none ran"
+    status=1
+  fi
   echo "== $((gpus + 1)) ranks on $gpus GPUs through NCCL (a rank with two neighbours; NCCL may refuse two ranks on one GPU)"
   timeout 120 mpirun --bind-to none -np $((gpus + 1)) "$L08" -r 67 -c 131 -n 3 -e 9 --halo 4 \
-    -o /tmp/gs-interior.h5 --no-fsync 2>&1 | grep -E "slabs|error|Error|total" | head -5 | cut -c1-200
+    -o "$SCRATCH/interior.h5" --no-fsync 2>&1 | grep -E "slabs|error|Error|total" | head -5 | cut -c1-200
 fi
 
 if has sanitize; then
@@ -140,7 +153,7 @@ fi
 
 if has end2end; then
   echo "== the official run end to end with its output: gray_scott on one GPU, lesson 08 on $gpus"
-  dir=$(mktemp -d /tmp/gs-e2e.XXXXXX)
+  dir=$(mktemp -d "$SCRATCH/e2e.XXXXXX")
   for i in 1 2; do
     /usr/bin/time -f "gray_scott (1 GPU): %e s wall" "$BUILD/bin/gray_scott" -o "$dir/one.h5" \
       2> "$OUT/e2e-one-$i.log" > "$OUT/e2e-one-$i.out"
@@ -160,7 +173,7 @@ if has sweep; then
   tail -4 "$OUT/sweep.log"
   for g in 1 $gpus; do
     /usr/bin/time -f "gs_sweep --gpus $g: %e s wall" "$BUILD/bin/gs_sweep" --no-fsync --gpus $g \
-      -o /tmp/gs-sweep-$g.h5 > "$OUT/sweep-run-$g.log" 2>&1 || status=1
+      -o "$SCRATCH/sweep-$g.h5" > "$OUT/sweep-run-$g.log" 2>&1 || status=1
     tail -1 "$OUT/sweep-run-$g.log"
   done
   echo "== lesson 09's multi-GPU tests"

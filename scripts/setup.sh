@@ -89,6 +89,7 @@ need libpng-dev have_header png.h
 need libgif-dev have_header gif_lib.h             # gs_render's animated GIF
 need libopenmpi-dev have_command mpicxx           # several GPUs (MPI)
 need openmpi-bin have_command mpirun
+need bubblewrap have_command bwrap             # scripts/grade.sh: the sandbox of the learner's code
 # Lesson 10's Python module and its tests, for the Python CMake builds it for: Debian's
 # /usr/bin/python3 where it exists. dlpack.h is optional (GPU arrays also come in through the
 # CUDA array interface): asked for only where the distribution has the package.

@@ -414,9 +414,10 @@ TEST(Lesson08Failures, AWriteErrorOnTheWriterRankStopsEveryRank) {
   const std::string output = (fresh_directory("write_error") / "x.h5").string();
   const std::string arguments = "--impl reference -r 128 -c 128 -n 40 -e 1 -o " + output;
   const std::string command =
-      std::string(GS_MPIEXEC) + " --mca btl self,tcp " + GS_MPIEXEC_NUMPROC_FLAG +
-      " 1 sh -c \"trap '' XFSZ; ulimit -f 256; exec " + GS_LESSON_PROGRAM + " " + arguments +
-      "\" : " + GS_MPIEXEC_NUMPROC_FLAG + " 1 " + GS_LESSON_PROGRAM + " " + arguments;
+      std::string(GS_MPIEXEC) + " --mca btl self,tcp --mca btl_tcp_if_include lo " +
+      GS_MPIEXEC_NUMPROC_FLAG + " 1 sh -c \"trap '' XFSZ; ulimit -f 256; exec " +
+      GS_LESSON_PROGRAM + " " + arguments + "\" : " + GS_MPIEXEC_NUMPROC_FLAG + " 1 " +
+      GS_LESSON_PROGRAM + " " + arguments;
   expect_one_verdict(run(within_a_minute(command)), 1, "is the disk full?", output);
 }
 

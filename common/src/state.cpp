@@ -1,6 +1,8 @@
 // The canonical initial condition and reproducible random states.
 #include "gs/state.hpp"
 
+#include "gs/params.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -56,6 +58,11 @@ State random_state(int rows, int cols, std::uint64_t seed) {
   for (float& value : state.u) value = unit_float(seed);
   for (float& value : state.v) value = unit_float(seed);
   return state;
+}
+
+State starting_state(const Params& params) {
+  if (params.seed < 0) return initial_state(params.rows, params.cols);
+  return random_state(params.rows, params.cols, static_cast<std::uint64_t>(params.seed));
 }
 
 }  // namespace gs

@@ -224,7 +224,7 @@ class Pipeline {
                                                   gs::frame_writer_options(options_, nullptr));
     }
     stepper_ = implementation_.create();
-    stepper_->load(gs::initial_state(params_.rows, params_.cols), params_.rates);
+    stepper_->load(gs::starting_state(params_), params_.rates);
     prepare_slots();
     stepper_->synchronize();
     result_.startup_seconds = seconds_between(start, Clock::now());

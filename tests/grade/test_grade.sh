@@ -37,6 +37,16 @@
 #   report        the scoreboard of a made-up run (no build): a lesson whose GPU part was not
 #                 graded is PARTIAL, not PASS, and the grade still passes; each skipped case is
 #                 listed with its reason; no speed-up column when no lesson measured one
+#   skips         a CPU test that skips saying "needs a GPU (CUDA)" is not allowed; a GPU-labelled
+#                 one is (made-up run)
+#   scaling       the measurement scripts name no fixed path under /tmp and build what they run
+#   linktime      the test support's functions defined in the learner file: the judge FAILs,
+#                 the definitions outside the lesson's namespace make it INVALID
+#   has_include   the reference behind __has_include: INVALID, the trick and the symbol named
+#   forged        an all-passed GoogleTest report forged by a static constructor: FAIL by the judge
+#   markdown      a compiler message holding a fence and a false PASS heading: the scoreboard
+#                 shows one heading, the grader's
+# (tests/grade/attacks/ holds the attacks' fragments.)
 # Lessons 01 and 02 only, CPU, one -DGS_CUDA=OFF build reused by every case (--work).
 #
 #   bash tests/grade/test_grade.sh              # GS_KEEP=1 keeps the scratch folder
@@ -312,7 +322,7 @@ EOF
   expect reference_included "with its header: the tests pass, INVALID for the symbol it uses" \
     "L['01']['status'] == 'INVALID' and L['01']['tests_verdict'] == 'PASS' and any('gs::reference_step<float>' in x and 'the reference implementation' in x for x in L['01']['invalid_reasons'])"
   log_has reference_included "no speed-up column where no speed was measured" \
-    "^\\| lesson \\| build \\| cases passed \\| skipped \\| sanitizer \\| time \\| status \\|$"
+    "^\\| lesson \\| build \\| judge \\| cases passed \\| skipped \\| sanitizer \\| time \\| status \\|$"
 }
 
 # --- report: the scoreboard of a made-up run, as grade.sh records one
@@ -336,7 +346,129 @@ case_report() {
   if grep -q "speed-up" "$T/report.log"; then not_ok "report: a speed-up column or footnote"; else ok "report: no speed-up column or footnote"; fi
 }
 
-cases=${GS_CASES:-report unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference}
+
+# --- The attacks on the verdict found on 2026-11-28 (tests/grade/attacks/ holds their files): each
+# ends FAIL or INVALID with its reason named, and a solved lesson still passes (case solved).
+
+# linktime: the learner file defines the tests' own comparisons, which the linker takes in place
+# of the test support's (once: lesson 01 PASS 44/44 with the exercise unsolved)
+case_linktime() {
+  branch linktime
+  cat tests/grade/attacks/linktime.fragment >> lessons/01_profiling/interior.hpp
+  commit "lesson 01: the tests' comparisons replaced"
+  grade linktime 1 01 --no-speed --no-sanitize
+  expect linktime "the judge's cases fail (it links none of the learner's code)" \
+    "L['01']['judge']['status'] == 'FAIL' and 'the reference' in L['01']['judge']['detail']"
+  expect linktime "INVALID: the definitions outside the lesson's namespace named" \
+    "L['01']['status'] == 'INVALID' and any('defines gs::test::states_match' in x and 'outside its lesson' in x for x in L['01']['invalid_reasons'])"
+}
+
+# has_include: the reference called only where the solution is out of sight (once: PASS 44/44)
+case_has_include() {
+  branch has_include
+  sed -i '/^inline void update_interior/,$d' lessons/01_profiling/interior.hpp
+  cat tests/grade/attacks/has_include.fragment >> lessons/01_profiling/interior.hpp
+  commit "lesson 01: the reference behind __has_include"
+  grade has_include 1 01 --no-speed --no-sanitize
+  expect has_include "INVALID: __has_include named" \
+    "L['01']['status'] == 'INVALID' and any('__has_include' in x for x in L['01']['invalid_reasons'])"
+  expect has_include "and the reference's symbol named, from the graded object" \
+    "any('gs::reference' in x for x in L['01']['invalid_reasons'])"
+}
+
+# forged: a static constructor writes an all-passed report where GTEST_OUTPUT says and exits 0
+# (once: lesson 02's stubs PASS 73/73)
+case_forged() {
+  branch forged
+  cat tests/grade/attacks/forged_report.fragment >> lessons/02_simd_threads/row_loop.hpp
+  commit "lesson 02: a forged report"
+  grade forged 1 02 --no-speed --no-sanitize
+  expect forged "FAIL by the judge, whatever the reports say" \
+    "L['02']['status'] == 'FAIL' and L['02']['judge']['status'] == 'FAIL' and 'judge' in L['02']['reason']"
+  expect forged "the learner's code ran in the sandbox" "r['sandboxed'] is True"
+}
+
+# markdown: a compiler message that holds a fence and a false heading (once: a second PASS
+# heading in the --markdown scoreboard)
+case_markdown() {
+  branch markdown
+  cat tests/grade/attacks/markdown.fragment >> lessons/01_profiling/interior.hpp
+  commit "lesson 01: a static_assert that writes Markdown"
+  grade markdown 1 01 --no-speed --no-sanitize --markdown "$T/markdown.md"
+  # Headings outside fenced blocks, read as CommonMark reads fences (a fence of N backticks ends
+  # at a line of N or more): what a reader of the scoreboard sees as headings.
+  local headings
+  headings=$(python3 - "$T/markdown.md" <<'PY'
+import re, sys
+fence = None
+for line in open(sys.argv[1], encoding="utf-8"):
+    found = re.match(r"^ {0,3}(`{3,})", line)
+    if fence is None and found:
+        fence = len(found.group(1))
+    elif fence is not None and found and len(found.group(1)) >= fence and not line.strip("`\n "):
+        fence = None
+    elif fence is None and re.match(r"^ {0,3}#{1,6} ", line):
+        print(line.rstrip())
+PY
+)
+  if [ "$(printf '%s\n' "$headings" | grep -c .)" = 1 ] && [[ "$headings" == *": FAIL" ]]; then
+    ok "markdown: one heading outside the quoted text, the grader's, and it says FAIL"
+  else
+    not_ok "markdown: the scoreboard shows a heading the grader did not write: $headings"
+  fi
+}
+
+# skips: a CPU test that skips saying "GPU" is not a GPU test (once: lesson 10 PASS, PARTIAL with
+# 128 CPU tests skipped); checked on a made-up run of grade_results.py, as grade.sh calls it
+case_skips() {
+  local run=$T/skips-run
+  mkdir -p "$run/reports/gtest.Suite.Cpu" "$run/reports/gtest.Suite.Gpu"
+  cat > "$run/junit.xml" <<'XML'
+<testsuite><testcase name="lesson10.exercise.Suite.Cpu" status="run"/><testcase name="lesson10.exercise.Suite.Gpu" status="run"/></testsuite>
+XML
+  cat > "$run/tests.json" <<'JSON'
+{"tests": [{"name": "lesson10.exercise.Suite.Cpu", "command": ["grade_report_wrapper.sh", "t", "--gtest_filter=Suite.Cpu"], "properties": [{"name": "LABELS", "value": ["lesson10", "exercise", "cpu"]}]},
+           {"name": "lesson10.exercise.Suite.Gpu", "command": ["grade_report_wrapper.sh", "t", "--gtest_filter=Suite.Gpu"], "properties": [{"name": "LABELS", "value": ["lesson10", "exercise", "gpu"]}]}]}
+JSON
+  for which in Cpu Gpu; do
+    cat > "$run/reports/gtest.Suite.$which/1.xml" <<XML
+<testsuites><testsuite name="Suite"><testcase classname="Suite" name="$which" status="run" result="skipped"><skipped message="needs a GPU (CUDA) here"/></testcase></testsuite></testsuites>
+XML
+  done
+  local line
+  line=$(python3 scripts/grade_results.py results "$run/junit.xml" --tests "$run/tests.json" \
+           --reports "$run/reports" --allow-gpu-skips \
+           --allowed-skips tests/grade/allowed_skips.txt | head -1)
+  # passed failed skipped total disallowed
+  if [ "$line" = "0 0 2 2 1" ]; then
+    ok "skips: the CPU test's skip is not allowed for its message, the GPU test's is by its label"
+  else
+    not_ok "skips: expected '0 0 2 2 1', got '$line'"
+  fi
+}
+
+# scaling: the measurement scripts build what they run, in a folder of their own, and write only
+# under $OUT or mktemp's folders: a program planted at a fixed path (measure_scaling.sh once ran
+# /tmp/gs-scaling/bin/lesson08_solution when it existed) is never run. They need a GPU, so the
+# check here reads them.
+case_scaling() {
+  local script found=0
+  for script in scripts/measure_scaling.sh scripts/measure_output.sh scripts/gpu_check.sh \
+                scripts/container_check.sh; do
+    if grep -nE '/tmp/gs-[a-z-]+(/|\.h5|[^.a-zA-Z-]|$)' "$script" | grep -v 'mktemp' | grep -q .; then
+      not_ok "scaling: $script names a fixed path under /tmp"
+      found=1
+    fi
+  done
+  [ "$found" = 1 ] || ok "scaling: no measurement script names a fixed path under /tmp"
+  if grep -q 'if \[ ! -x "\$BUILD/bin' scripts/measure_scaling.sh; then
+    not_ok "scaling: measure_scaling.sh runs a program it did not build"
+  else
+    ok "scaling: measure_scaling.sh builds before it runs"
+  fi
+}
+
+cases=${GS_CASES:-report skips scaling linktime has_include forged markdown unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference}
 for name in $cases; do
   "case_$name"
 done

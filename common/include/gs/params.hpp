@@ -53,7 +53,11 @@ struct Params {
   int frames = 1000;                 ///< Frames written (`-n, --nbimage`).
   int steps_per_frame = 32;          ///< Steps between two frames (`-e, --nbextrastep`).
   std::string output = "output.h5";  ///< HDF5 output file (`-o, --output`).
-  Rates rates;                       ///< The rates of every step and the stencil.
+  /// @brief The starting state: -1 for the canonical one (initial_state()), else the seed of a
+  ///        random one (random_state(), `--seed`): what a judge draws so that no code can know
+  ///        the state it will be run from.
+  std::int64_t seed = -1;
+  Rates rates;  ///< The rates of every step and the stencil.
 
   /// @brief Number of cells, R * C, as a 64-bit count.
   std::int64_t cells() const { return std::int64_t{rows} * cols; }

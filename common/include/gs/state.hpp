@@ -53,4 +53,9 @@ SeedBox seed_box(int rows, int cols);
 ///        (same seed, same state, on every platform).
 State random_state(int rows, int cols, std::uint64_t seed);
 
+struct Params;
+/// @brief The state a run of @p params starts from: initial_state() unless Params::seed is set
+///        (`--seed`), then random_state() with that seed.
+State starting_state(const Params& params);
+
 }  // namespace gs
