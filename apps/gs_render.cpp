@@ -312,6 +312,7 @@ int parse_and_render(int argc, char** argv) {
   app.add_option("--video", options.video,
                  "also assemble the PNGs into this .mp4 (or any format ffmpeg knows; needs "
                  "ffmpeg)");
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -547,6 +547,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   std::string resident;
   app.add_option("--resident", resident,
                  "only say how much of this file is in the page cache (mincore), and exit");
+  apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -108,6 +108,7 @@ Verdict parse(int argc, char** argv, CLI::App& app, Options& options) {
     --argc;
     ++argv;
   }
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

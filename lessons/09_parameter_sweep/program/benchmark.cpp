@@ -138,6 +138,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
                  "4 CPU)");
   app.add_option("--csv", csv_path, "also append one CSV row per measurement to this file");
   app.add_option("--markdown", markdown_path, "also write the table to this file");
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
