@@ -393,6 +393,23 @@ TEST(Benchmark, AnEmptyValueIsAUsageErrorNamingTheFlag) {
   }
 }
 
+// Found by an attacker: `--baseline nosuch` measured, then left every speed-up n/a without a
+// word. A name the program does not know is a usage error, before any measurement.
+TEST(Benchmark, AnUnknownBaselineIsAUsageErrorNamingTheKnownOnes) {
+  const Outcome outcome =
+      run(std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference --baseline nosuch");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("--baseline: no implementation named 'nosuch'"), std::string::npos)
+      << outcome.output;
+  EXPECT_NE(outcome.output.find("reference"), std::string::npos) << "names the known ones";
+  EXPECT_NE(outcome.output.find("l01-naive"), std::string::npos) << outcome.output;
+  EXPECT_EQ(outcome.output.find("running reference"), std::string::npos) << outcome.output;
+  // A known baseline that is not measured still leaves the column n/a, as before.
+  const Outcome known = run(std::string(GS_BENCHMARK) +
+                            " -r 9 -c 11 -n 1 -e 1 --impl reference --baseline l01-naive");
+  EXPECT_EQ(known.exit_code, 0) << known.output;
+}
+
 TEST(Benchmark, IntegersAreBase10) {
   const Outcome octal =
       run(std::string(GS_BENCHMARK) + " -r 010 -c 011 -n 01 -e 01 --impl reference");

@@ -570,6 +570,18 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
       return kExitUsage;
     }
   }
+  // A baseline given must be one of this program's implementations (measured or not: the column
+  // then says n/a); a misspelt name would leave every speed-up n/a without a word. The default,
+  // lesson 01's loop, is not among a later lesson's own and leaves the column n/a as before.
+  if (app.count("--baseline") > 0 && find_implementation(implementations, baseline) == nullptr) {
+    std::string known;
+    for (const Implementation& impl : implementations) {
+      known += (known.empty() ? "" : ", ") + impl.name;
+    }
+    std::cerr << program_name << ": error: --baseline: no implementation named '" << baseline
+              << "' (the implementations it knows: " << known << ")\n";
+    return kExitUsage;
+  }
   // Table order: the course's order (lesson 01 first), the registry's reversed.
   std::vector<const Implementation*> selected;
   int refused_for_gpu = 0;
