@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -29,6 +30,7 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "gs/report.hpp"
 #include "process.hpp"
 
 namespace {
@@ -172,6 +174,33 @@ TEST(Lesson08Benchmark, TheCsvIsCheckedFirstAndAppendedThroughItsLink) {
   ASSERT_EQ(lines.size(), 3u) << "the header once, then one row per run";
   EXPECT_EQ(lines[0].rfind("implementation,scaling,ranks,", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1].rfind("reference,strong,1,16,16,", 0), 0u) << lines[1];
+}
+
+// Found by an attacker: benchmark --csv appended its rows to gs_benchmark's measurement file (two
+// schemas in one file). A file whose first line is not this program's header is refused before
+// any measurement and left as it was.
+TEST(Lesson08Benchmark, ACsvOfAnotherSchemaIsRefusedAndKept) {
+  const fs::path dir = fresh_directory("benchmark_csv_schema");
+  const std::string path = (dir / "measurements.csv").string();
+  const std::string content = std::string(gs::kMeasurementColumns) + "\nreference,00,cpu\n";
+  {
+    std::ofstream file(path);
+    file << content;
+  }
+  const Outcome refused = run("timeout 120 " + mpirun(1,
+                                                      "benchmark -r 16 -c 16 -n 1 -e 1 --impl "
+                                                      "reference --csv " +
+                                                          path));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("refusing to append to --csv '" + path +
+                                "': its first line is not this program's header"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_EQ(refused.output.find("one device:"), std::string::npos)
+      << "refused before measuring: " << refused.output;
+  std::ifstream file(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()),
+            content);
 }
 
 // GPU ranks. One rank: the single-GPU path through the program (also what compute-sanitizer

@@ -449,6 +449,32 @@ TEST(BenchmarkOutput, AFifoIsRefusedWithoutHanging) {
   }
 }
 
+// Found by an attacker: --csv appended to an HDF5 file, and to lesson 08's CSV of another schema.
+TEST(BenchmarkOutput, ACsvOfAnotherSchemaOrNotACsvIsRefusedBeforeMeasuringAndKept) {
+  const std::string dir = gs::test::fresh_directory("benchmark_csv_header");
+  const std::string h5 = dir + "/run.h5";
+  ASSERT_EQ(run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 --impl reference -o " + h5).exit_code, 0);
+  const std::string lesson08 = dir + "/scaling.csv";
+  {
+    std::ofstream file(lesson08);
+    file << "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,"
+            "one_device_s,all_ranks_s,efficiency,wait\nreference,strong,1,16,16,1,1,1,host,"
+            "0.1,0.1,1,each\n";
+  }
+  for (const std::string& path : {h5, lesson08}) {
+    const std::string before = read_all(path);
+    const Outcome outcome = run(kQuickBenchmark + " --csv " + path);
+    EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+    EXPECT_NE(outcome.output.find("refusing to append to --csv '" + path +
+                                  "': its first line is not this program's header"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_EQ(outcome.output.find("running reference"), std::string::npos)
+        << "refused before measuring: " << outcome.output;
+    EXPECT_EQ(read_all(path), before) << path << " was modified";
+  }
+}
+
 TEST(BenchmarkOutput, TheCsvIsAppendedThroughItsLinkAndTheMarkdownReplacedWhole) {
   const std::string dir = gs::test::fresh_directory("benchmark_rules");
   fs::create_directories(dir + "/data");

@@ -617,7 +617,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   // missing directory, two flags naming one file, the room (output_file.hpp).
   std::vector<PlannedOutput> outputs;
   if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
-  if (!csv_path.empty()) outputs.push_back({csv_path, "--csv", measurement_file_bytes(csv_path)});
+  if (!csv_path.empty()) outputs.push_back(planned_measurement_file(csv_path));
   if (!end_to_end.empty()) {
     outputs.push_back({end_to_end_output(end_to_end), "--end-to-end", output_file_bytes(params)});
   }

@@ -208,7 +208,8 @@ Verdict check_before_the_run(const Options& options, const std::vector<gs::Imple
   }
   if (rank == 0 && options.mode == "benchmark" && !options.csv.empty()) {
     try {  // the CSV the benchmark appends its row to
-      gs::check_outputs({{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096)}});
+      gs::check_outputs(
+          {{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096), kCsvHeader}});
     } catch (const std::exception& error) {
       return stop_with(gs::kExitFailure, name + ": error: " + error.what() + "\n");
     }

@@ -30,6 +30,11 @@ struct Options {
   bool frames_queued = false;  // benchmark: wait once at the end, not after every frame
 };
 
+// The header of benchmark's CSV (--csv), its own schema: an existing file must begin with it.
+inline constexpr const char* kCsvHeader =
+    "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,one_device_s,"
+    "all_ranks_s,efficiency,wait\n";
+
 // The program's flags (the course's, --halo, --transport, the modes') and the frame loop's.
 void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop);
 

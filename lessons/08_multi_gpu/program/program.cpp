@@ -159,10 +159,8 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << ","
         << (each_frame ? "each" : "end") << "\n";
     try {
-      gs::append_to_output_file(options.csv,
-                                "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
-                                "halo,exchange,one_device_s,all_ranks_s,efficiency,wait\n",
-                                row.str(), gs::OutputOptions("--csv", nullptr));
+      gs::append_to_output_file(options.csv, kCsvHeader, row.str(),
+                                gs::OutputOptions("--csv", nullptr));
     } catch (const gs::OutputError& error) {
       std::cerr << "benchmark: error: " << error.what() << "\n";
       return gs::kExitFailure;

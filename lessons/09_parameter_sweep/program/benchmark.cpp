@@ -182,7 +182,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     std::vector<gs::PlannedOutput> outputs;
     if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
     if (!csv_path.empty()) {
-      outputs.push_back({csv_path, "--csv", gs::measurement_file_bytes(csv_path)});
+      outputs.push_back(gs::planned_measurement_file(csv_path));
     }
     gs::check_outputs(outputs);
 
