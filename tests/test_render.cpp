@@ -490,6 +490,45 @@ TEST(Render, EmptyValuesAndIntegersNotInBase10AreUsageErrors) {
   EXPECT_NE(zeros.output.find("(frames 1..5 step 2"), std::string::npos) << zeros.output;
 }
 
+// Found by an attacker: a shorter render into the directory of a longer one left the older
+// frames beyond it without a word, and --video assembled them after the new ones. They are named
+// in a warning and left as they were (a render deletes no picture it did not write), and the video
+// takes this render's frames only.
+TEST(Render, OlderFramesBeyondTheOnesWrittenAreNamedAndKeptOutOfTheVideo) {
+  const std::string dir = fresh_directory("render_stale_frames");
+  const std::string h5 = small_output(dir);
+  const std::string frames = dir + "/frames";
+  const Outcome all = run(kRender + " " + h5 + " -d " + frames);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_EQ(all.output.find("warning"), std::string::npos) << all.output;
+  const std::string bin = dir + "/bin";
+  fs::create_directories(bin);
+  const std::string log = dir + "/ffmpeg_arguments.txt";
+  {
+    std::ofstream script(bin + "/ffmpeg");
+    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(log) << "\n";
+  }
+  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
+  const Outcome shorter = run("PATH=" + shell_quoted(bin) + ":\"$PATH\" " + kRender + " " + h5 +
+                              " -d " + frames + " --stride 2 --video " + dir + "/run.mp4");
+  ASSERT_EQ(shorter.exit_code, 0) << shorter.output;
+  EXPECT_NE(shorter.output.find("warning: -d '" + frames +
+                                "' also holds 3 older frame(s) beyond the 3 just written, from an "
+                                "earlier, longer render: frame_00003.png to frame_00005.png"),
+            std::string::npos)
+      << shorter.output;
+  for (const char* name : {"frame_00003.png", "frame_00004.png", "frame_00005.png"}) {
+    EXPECT_TRUE(is_png(fs::path(frames) / name)) << name << " was not left as it was";
+  }
+  std::ifstream arguments(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(arguments, line);) lines.push_back(line);
+  const auto limit = std::find(lines.begin(), lines.end(), "-frames:v");
+  ASSERT_NE(limit, lines.end()) << "ffmpeg was not told how many frames are this render's";
+  ASSERT_NE(limit + 1, lines.end());
+  EXPECT_EQ(*(limit + 1), "3");
+}
+
 // Found by an attacker: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d
 // g.gif` made the directory g.gif, then blamed --gif for being one. Every path is checked before
 // anything is made.
