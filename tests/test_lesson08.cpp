@@ -176,6 +176,29 @@ TEST(Lesson08Benchmark, TheCsvIsCheckedFirstAndAppendedThroughItsLink) {
   EXPECT_EQ(lines[1].rfind("reference,strong,1,16,16,", 0), 0u) << lines[1];
 }
 
+// Found by an attacker: --transport nccl and --edge-first with CPU ranks, and --frames-queued
+// outside benchmark, were accepted without a word though they change nothing. Each is said once.
+TEST(Lesson08Flags, FlagsWithoutEffectAreWarnedAboutOnce) {
+  const std::string cpu_flags = "-r 16 -c 16 -n 1 -e 1 --impl reference --no-output ";
+  const Outcome run_outcome =
+      run("timeout 120 " + mpirun(2, cpu_flags + "--transport nccl --edge-first --frames-queued"));
+  ASSERT_EQ(run_outcome.exit_code, 0) << run_outcome.output;
+  for (const std::string warning :
+       {"warning: --transport nccl has no effect: the ranks run 'reference' on the CPU",
+        "warning: --edge-first has no effect: the ranks run 'reference' on the CPU",
+        "warning: --frames-queued has no effect outside benchmark"}) {
+    const std::size_t at = run_outcome.output.find(warning);
+    EXPECT_NE(at, std::string::npos) << warning << ": " << run_outcome.output;
+    EXPECT_EQ(run_outcome.output.find(warning, at + 1), std::string::npos)
+        << "said more than once: " << run_outcome.output;
+  }
+  // Where they do something, nothing is said: --frames-queued in benchmark, no --transport.
+  const Outcome quiet =
+      run("timeout 120 " + mpirun(1, "benchmark " + cpu_flags + "--frames-queued"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("warning"), std::string::npos) << quiet.output;
+}
+
 // Found by an attacker: benchmark --csv appended its rows to gs_benchmark's measurement file (two
 // schemas in one file). A file whose first line is not this program's header is refused before
 // any measurement and left as it was.

@@ -56,4 +56,11 @@ Verdict check_before_the_run(const Options& options, const std::vector<gs::Imple
                              const std::string& name, int rank, int size,
                              const gs::Implementation*& chosen, Transport& transport);
 
+// The warnings about flags given that have no effect on this run, one line each, every line
+// starting with "NAME: warning: " (empty: none): --transport nccl and --edge-first with
+// @p chosen on the CPU (its ranks exchange through MPI in host memory, between the steps),
+// --frames-queued outside benchmark (it says how benchmark waits for the frames).
+std::string warnings_of(const Options& options, const gs::Implementation& chosen,
+                        const std::string& name);
+
 }  // namespace GS_LESSON_NAMESPACE

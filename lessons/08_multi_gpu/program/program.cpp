@@ -226,6 +226,8 @@ int program(int argc, char** argv, const char* program_name) {
         ": error: the ranks would run different implementations; choose one with --impl:\n";
     return conclude(stop_with(gs::kExitUsage, name + message + other_choice), rank);
   }
+  // Flags that have no effect on this run are said once (every rank has the same ones).
+  if (rank == 0) std::cerr << warnings_of(options, *chosen, name) << std::flush;
 
   // (5) Each rank's device and slab (its stepper, its memory), then the ranks' connection.
   // NVLink multicast stays off: point-to-point transfers do not need it, and on shared machines
