@@ -783,6 +783,25 @@ class TestParameters:
                                                r"not finite at cell \d+ \(row \d+, column \d+\)"):
             sim.advance(64)
 
+    @pytest.mark.parametrize("name", ["reference", "l01-naive"])
+    def test_divergence_on_the_callers_arrays_is_the_programs_error(self, name):
+        # Found by an attacker: Stepper.advance and Stepper.advanced returned a v that was not
+        # finite anywhere, without an error, where Simulation and gray_scott raise / exit 1.
+        stepper = grayscott.Stepper(64, 64, name, feed=1e38)
+        diverged = (r"^the simulation diverged after 64 steps: v is not finite at cell \d+ "
+                    r"\(row \d+, column \d+\); choose smaller rates or time step$")
+        u, v = grayscott.initial_state(64, 64)
+        with pytest.raises(RuntimeError, match=diverged):
+            stepper.advanced(u, v, 64)
+        assert np.array_equal((u, v), grayscott.initial_state(64, 64)), "advanced() wrote its input"
+        with pytest.raises(RuntimeError, match=diverged):
+            stepper.advance(u, v, 64)
+        # A stable run still returns its arrays, and zero steps check nothing.
+        fine = grayscott.Stepper(64, 64, name)
+        fine.advance(*grayscott.initial_state(64, 64), 8)
+        fine.advanced(*grayscott.initial_state(64, 64), 8)
+        assert stepper.advance(u, v, 0)[1] is v
+
     def test_implementations_are_gray_scotts(self):
         listing = subprocess.run([str(gray_scott()), "--list"], capture_output=True, text=True,
                                  timeout=60, check=True).stdout
