@@ -728,6 +728,19 @@ class TestParameters:
         with pytest.raises(TypeError, match="implementation must be a name"):
             grayscott.Simulation(5, 7, 6)
 
+    def test_empty_implementation_is_refused_as_the_programs_refuse_it(self):
+        # Found by an attacker: implementation='' ran the default, as --impl '' did in the
+        # programs; both are now refused ('' names no implementation; None is the default).
+        result = subprocess.run([str(gray_scott()), "--no-output", "-r", "5", "-c", "7", "-n",
+                                 "1", "-e", "1", "--impl", ""], capture_output=True, text=True,
+                                timeout=60)
+        assert result.returncode == 2 and "--impl: must not be empty" in result.stderr, result
+        for made in (grayscott.Simulation, grayscott.Stepper):
+            with pytest.raises(ValueError, match=r"^implementation must not be empty: give a name "
+                                                 r"\(see grayscott.list_implementations\(\)\) "
+                                                 r"or None for the default$"):
+                made(5, 7, "")
+
     def test_gpu_implementation_without_a_gpu(self):
         status = grayscott.gpu_status()
         if status["available"]:

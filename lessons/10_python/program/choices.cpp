@@ -167,7 +167,14 @@ std::string name_of(const py::object& implementation) {
         "implementation must be a name (see grayscott.list_implementations()) "
         "or None");
   }
-  return implementation.cast<std::string>();
+  std::string name = implementation.cast<std::string>();
+  // As the programs refuse --impl '': an empty name is no implementation (None is the default).
+  if (name.empty()) {
+    throw py::value_error(
+        "implementation must not be empty: give a name (see grayscott.list_implementations()) "
+        "or None for the default");
+  }
+  return name;
 }
 
 }  // namespace lesson10
