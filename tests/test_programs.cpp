@@ -171,7 +171,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BadRun{"steps_in_exponent_form", "-e 1e3",
                              "1e3 is not a whole number written in base 10", 2},
                       // An empty value is refused, naming the flag, as -o "" is.
-                      BadRun{"empty_impl", "--impl ''", "--impl: must not be empty", 2}),
+                      BadRun{"empty_impl", "--impl ''", "--impl: must not be empty", 2},
+                      // The frame loop's own flags too (lesson 07's, gray_scott's best loop).
+                      BadRun{"empty_timeline", "--timeline ''", "--timeline: must not be empty",
+                             2}),
     [](const ::testing::TestParamInfo<BadRun>& param_info) {
       return std::string(param_info.param.name);
     });
