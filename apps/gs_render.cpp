@@ -83,9 +83,10 @@ struct NotFinite {
 // names them): what an earlier, longer render left there. Sorted by number.
 std::vector<std::size_t> stale_frames(const std::string& directory, std::size_t written) {
   std::vector<std::size_t> numbers;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
-    const std::string name = entry.path().filename().string();
+  std::error_code error;  // a directory that cannot be listed: nothing to say
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end;
+       entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
     constexpr std::size_t kDigitsAt = 6;  // after "frame_"
     if (name.size() < kDigitsAt + 5 + 4 || name.rfind("frame_", 0) != 0 ||
         name.compare(name.size() - 4, 4, ".png") != 0) {
@@ -96,9 +97,7 @@ std::vector<std::size_t> stale_frames(const std::string& directory, std::size_t 
       continue;
     }
     const std::size_t number = std::stoul(digits);
-    if (number >= written && name == fs::path(frame_path_name(number)).string()) {
-      numbers.push_back(number);
-    }
+    if (number >= written && name == frame_path_name(number)) numbers.push_back(number);
   }
   std::sort(numbers.begin(), numbers.end());
   return numbers;
