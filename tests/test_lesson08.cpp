@@ -402,6 +402,17 @@ TEST(Lesson08Refusals, NotEnoughRoomForTheOutput) {
                      1, "not enough space", output);
 }
 
+// Found by an attacker: benchmark --csv '' measured and wrote no file, --halo 010 was 8 rows. The
+// course's value rules (gs::apply_value_rules()) hold here too: usage errors, said once.
+TEST(Lesson08Refusals, AnEmptyValueOrAnIntegerNotInBase10IsAUsageError) {
+  const std::string output = (fresh_directory("value_rules") / "x.h5").string();
+  expect_one_verdict(
+      run(within_a_minute(mpirun(2, "benchmark " + small_run(output) + " --csv ''"))), 2,
+      "--csv: must not be empty", output);
+  expect_one_verdict(run(within_a_minute(mpirun(2, small_run(output) + " --halo 0x2"))), 2,
+                     "0x2 is not a whole number written in base 10", output);
+}
+
 TEST(Lesson08Refusals, HaloZeroGetsTheCoursesMessage) {
   const std::string output = (fresh_directory("halo_zero") / "x.h5").string();
   const Outcome outcome = run(within_a_minute(mpirun(2, small_run(output) + " --halo 0")));
