@@ -59,11 +59,16 @@ std::string not_an_option(const std::string& path) {
   return !path.empty() && path[0] == '-' ? "./" + path : path;
 }
 
-// The name of the @p index-th PNG frame written.
-std::string frame_path(const Options& options, std::size_t index) {
+// The file name of the @p index-th PNG frame written.
+std::string frame_path_name(std::size_t index) {
   char name[32];
   std::snprintf(name, sizeof name, "frame_%05zu.png", index);
-  return (fs::path(options.out_dir) / name).string();
+  return name;
+}
+
+// The path of the @p index-th PNG frame written.
+std::string frame_path(const Options& options, std::size_t index) {
+  return (fs::path(options.out_dir) / frame_path_name(index)).string();
 }
 
 // Where v is not finite in one frame: how many cells, the first of them and its value.
@@ -73,6 +78,30 @@ struct NotFinite {
   std::size_t first = 0;
   float value = 0.0f;
 };
+
+// The PNG frames in @p directory numbered @p written or more (frame_NNNNN.png as frame_path()
+// names them): what an earlier, longer render left there. Sorted by number.
+std::vector<std::size_t> stale_frames(const std::string& directory, std::size_t written) {
+  std::vector<std::size_t> numbers;
+  std::error_code error;  // a directory that cannot be listed: nothing to say
+  for (fs::directory_iterator entry(directory, error), end; !error && entry != end;
+       entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
+    constexpr std::size_t kDigitsAt = 6;  // after "frame_"
+    if (name.size() < kDigitsAt + 5 + 4 || name.rfind("frame_", 0) != 0 ||
+        name.compare(name.size() - 4, 4, ".png") != 0) {
+      continue;
+    }
+    const std::string digits = name.substr(kDigitsAt, name.size() - kDigitsAt - 4);
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const std::size_t number = std::stoul(digits);
+    if (number >= written && name == frame_path_name(number)) numbers.push_back(number);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  return numbers;
+}
 
 // The frames first, first + stride, ... up to last; 64-bit so that a huge stride cannot overflow.
 std::vector<int> select_frames(int first, int last, int stride) {
@@ -230,6 +259,20 @@ int render(const Options& options) {
     std::cout << "gs_render: wrote " << written << " PNG frame(s) of " << info.rows << " x "
               << info.cols << " to " << options.out_dir << "/" << source << ", v in [" << vmin
               << ", " << vmax << "]\n";
+    // Frames of an earlier, longer render in the same directory are not this render's: said,
+    // and left alone (they are the user's files; a render never deletes a picture it did not
+    // just write). The video below takes this render's frames only.
+    const std::vector<std::size_t> stale =
+        stale_frames(options.out_dir, static_cast<std::size_t>(written));
+    if (!stale.empty()) {
+      std::cerr << "gs_render: warning: -d '" << gs::printable(options.out_dir) << "' also holds "
+                << stale.size() << " older frame(s) beyond the " << written
+                << " just written, from an earlier, longer render: "
+                << frame_path_name(stale.front())
+                << (stale.size() > 1 ? " to " + frame_path_name(stale.back()) : std::string())
+                << "; they were left as they were (delete them, or render into an empty "
+                   "directory, so that the frames there are this render's only)\n";
+    }
   }
   if (gif) {
     std::cout << "gs_render: wrote " << options.gif << ": " << gif->frames() << " frame(s) of "
@@ -245,6 +288,9 @@ int render(const Options& options) {
     std::vector<std::string> command = {ffmpeg, "-loglevel", "error", "-y", "-framerate", "25"};
     command.push_back("-i");
     command.push_back(not_an_option(pattern));
+    // This render's frames only, never older ones that follow them in the directory.
+    command.push_back("-frames:v");
+    command.push_back(std::to_string(written));
     const std::string& video = options.video;
     if (video.size() > 4 && video.compare(video.size() - 4, 4, ".mp4") == 0) {
       // H.264 in yuv420p (what players expect) needs even sizes.
@@ -312,6 +358,7 @@ int parse_and_render(int argc, char** argv) {
   app.add_option("--video", options.video,
                  "also assemble the PNGs into this .mp4 (or any format ffmpeg knows; needs "
                  "ffmpeg)");
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

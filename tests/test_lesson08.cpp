@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -29,6 +30,7 @@
 #include "check.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
+#include "gs/report.hpp"
 #include "process.hpp"
 
 namespace {
@@ -172,6 +174,56 @@ TEST(Lesson08Benchmark, TheCsvIsCheckedFirstAndAppendedThroughItsLink) {
   ASSERT_EQ(lines.size(), 3u) << "the header once, then one row per run";
   EXPECT_EQ(lines[0].rfind("implementation,scaling,ranks,", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1].rfind("reference,strong,1,16,16,", 0), 0u) << lines[1];
+}
+
+// Found by an attacker: --transport nccl and --edge-first with CPU ranks, and --frames-queued
+// outside benchmark, were accepted without a word though they change nothing. Each is said once.
+TEST(Lesson08Flags, FlagsWithoutEffectAreWarnedAboutOnce) {
+  const std::string cpu_flags = "-r 16 -c 16 -n 1 -e 1 --impl reference --no-output ";
+  const Outcome run_outcome =
+      run("timeout 120 " + mpirun(2, cpu_flags + "--transport nccl --edge-first --frames-queued"));
+  ASSERT_EQ(run_outcome.exit_code, 0) << run_outcome.output;
+  for (const std::string warning :
+       {"warning: --transport nccl has no effect: the ranks run 'reference' on the CPU",
+        "warning: --edge-first has no effect: the ranks run 'reference' on the CPU",
+        "warning: --frames-queued has no effect outside benchmark"}) {
+    const std::size_t at = run_outcome.output.find(warning);
+    EXPECT_NE(at, std::string::npos) << warning << ": " << run_outcome.output;
+    EXPECT_EQ(run_outcome.output.find(warning, at + 1), std::string::npos)
+        << "said more than once: " << run_outcome.output;
+  }
+  // Where they do something, nothing is said: --frames-queued in benchmark, no --transport.
+  const Outcome quiet =
+      run("timeout 120 " + mpirun(1, "benchmark " + cpu_flags + "--frames-queued"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("warning"), std::string::npos) << quiet.output;
+}
+
+// Found by an attacker: benchmark --csv appended its rows to gs_benchmark's measurement file (two
+// schemas in one file). A file whose first line is not this program's header is refused before
+// any measurement and left as it was.
+TEST(Lesson08Benchmark, ACsvOfAnotherSchemaIsRefusedAndKept) {
+  const fs::path dir = fresh_directory("benchmark_csv_schema");
+  const std::string path = (dir / "measurements.csv").string();
+  const std::string content = std::string(gs::kMeasurementColumns) + "\nreference,00,cpu\n";
+  {
+    std::ofstream file(path);
+    file << content;
+  }
+  const Outcome refused = run("timeout 120 " + mpirun(1,
+                                                      "benchmark -r 16 -c 16 -n 1 -e 1 --impl "
+                                                      "reference --csv " +
+                                                          path));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("refusing to append to --csv '" + path +
+                                "': its first line is not this program's header"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_EQ(refused.output.find("one device:"), std::string::npos)
+      << "refused before measuring: " << refused.output;
+  std::ifstream file(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()),
+            content);
 }
 
 // GPU ranks. One rank: the single-GPU path through the program (also what compute-sanitizer
@@ -348,6 +400,17 @@ TEST(Lesson08Refusals, NotEnoughRoomForTheOutput) {
   expect_one_verdict(run(within_a_minute(mpirun(
                          2, "--impl reference -r 4096 -c 4096 -n 100000 -e 8 -o " + output))),
                      1, "not enough space", output);
+}
+
+// Found by an attacker: benchmark --csv '' measured and wrote no file, --halo 010 was 8 rows. The
+// course's value rules (gs::apply_value_rules()) hold here too: usage errors, said once.
+TEST(Lesson08Refusals, AnEmptyValueOrAnIntegerNotInBase10IsAUsageError) {
+  const std::string output = (fresh_directory("value_rules") / "x.h5").string();
+  expect_one_verdict(
+      run(within_a_minute(mpirun(2, "benchmark " + small_run(output) + " --csv ''"))), 2,
+      "--csv: must not be empty", output);
+  expect_one_verdict(run(within_a_minute(mpirun(2, small_run(output) + " --halo 0x2"))), 2,
+                     "0x2 is not a whole number written in base 10", output);
 }
 
 TEST(Lesson08Refusals, HaloZeroGetsTheCoursesMessage) {

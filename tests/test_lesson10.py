@@ -728,6 +728,19 @@ class TestParameters:
         with pytest.raises(TypeError, match="implementation must be a name"):
             grayscott.Simulation(5, 7, 6)
 
+    def test_empty_implementation_is_refused_as_the_programs_refuse_it(self):
+        # Found by an attacker: implementation='' ran the default, as --impl '' did in the
+        # programs; both are now refused ('' names no implementation; None is the default).
+        result = subprocess.run([str(gray_scott()), "--no-output", "-r", "5", "-c", "7", "-n",
+                                 "1", "-e", "1", "--impl", ""], capture_output=True, text=True,
+                                timeout=60)
+        assert result.returncode == 2 and "--impl: must not be empty" in result.stderr, result
+        for made in (grayscott.Simulation, grayscott.Stepper):
+            with pytest.raises(ValueError, match=r"^implementation must not be empty: give a name "
+                                                 r"\(see grayscott.list_implementations\(\)\) "
+                                                 r"or None for the default$"):
+                made(5, 7, "")
+
     def test_gpu_implementation_without_a_gpu(self):
         status = grayscott.gpu_status()
         if status["available"]:
@@ -782,6 +795,25 @@ class TestParameters:
         with pytest.raises(RuntimeError, match=r"^the simulation diverged after 64 steps: v is "
                                                r"not finite at cell \d+ \(row \d+, column \d+\)"):
             sim.advance(64)
+
+    @pytest.mark.parametrize("name", ["reference", "l01-naive"])
+    def test_divergence_on_the_callers_arrays_is_the_programs_error(self, name):
+        # Found by an attacker: Stepper.advance and Stepper.advanced returned a v that was not
+        # finite anywhere, without an error, where Simulation and gray_scott raise / exit 1.
+        stepper = grayscott.Stepper(64, 64, name, feed=1e38)
+        diverged = (r"^the simulation diverged after 64 steps: v is not finite at cell \d+ "
+                    r"\(row \d+, column \d+\); choose smaller rates or time step$")
+        u, v = grayscott.initial_state(64, 64)
+        with pytest.raises(RuntimeError, match=diverged):
+            stepper.advanced(u, v, 64)
+        assert np.array_equal((u, v), grayscott.initial_state(64, 64)), "advanced() wrote its input"
+        with pytest.raises(RuntimeError, match=diverged):
+            stepper.advance(u, v, 64)
+        # A stable run still returns its arrays, and zero steps check nothing.
+        fine = grayscott.Stepper(64, 64, name)
+        fine.advance(*grayscott.initial_state(64, 64), 8)
+        fine.advanced(*grayscott.initial_state(64, 64), 8)
+        assert stepper.advance(u, v, 0)[1] is v
 
     def test_implementations_are_gray_scotts(self):
         listing = subprocess.run([str(gray_scott()), "--list"], capture_output=True, text=True,
@@ -905,6 +937,54 @@ FORK_SCRIPT = """
             print("spawned, OpenMP:", pool.apply(advance, (openmp,)), flush=True)
 """
 
+# GNU OpenMP started in the parent by another library than the module (here through ctypes, as
+# NumPy's BLAS or a second extension would): a parallel region of 4 threads leaves libgomp's pool
+# on the forking thread. The child's first parallel region, in the module, would wait forever for
+# the pool's threads, which fork() did not copy.
+FORK_AFTER_OTHER_OPENMP_SCRIPT = """
+    import ctypes, ctypes.util, multiprocessing, sys
+    import grayscott
+
+    def advance(name):
+        sim = grayscott.Simulation(64, 64, name)
+        sim.advance(4)
+        return sim.steps
+
+    if __name__ == "__main__":
+        openmp = sys.argv[1]
+        libgomp = ctypes.CDLL(sys.argv[2])
+        region = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda data: None)
+        libgomp.GOMP_parallel(region, None, ctypes.c_uint(4), ctypes.c_uint(0))
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            print("forked, one thread:", pool.apply(advance, ("reference",)), flush=True)
+            try:
+                pool.apply(advance, (openmp,))
+                print("forked, OpenMP: no error", flush=True)
+            except RuntimeError as error:
+                print("forked, OpenMP: RuntimeError:", error, flush=True)
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            print("spawned, OpenMP:", pool.apply(advance, (openmp,)), flush=True)
+"""
+
+# A parent with one thread when it forks had no OpenMP pool to lose: its child runs OpenMP (a
+# parent with more, such as one whose CUDA runtime started its threads, gets the refusal).
+FORK_FROM_ONE_THREAD_SCRIPT = """
+    import os, sys
+    import grayscott
+
+    threads = len(os.listdir("/proc/self/task"))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sim = grayscott.Simulation(64, 64, sys.argv[1])
+            sim.advance(4)
+            os._exit(0 if sim.steps == 4 else 1)
+        except RuntimeError:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    print("threads", threads, "child status", os.waitstatus_to_exitcode(status), flush=True)
+"""
+
 LARGE_GRID_INTERRUPT_SCRIPT = """
     import signal, time
     import grayscott
@@ -947,6 +1027,42 @@ class TestInterpreter:
         for words in ("OpenMP", "fork", "'spawn'", "'forkserver'"):
             assert words in output, f"{words!r} not named in {output!r}"
         assert "spawned, OpenMP: 4" in output, output
+
+    def test_fork_after_another_library_started_openmp_is_an_error_not_a_hang(self, tmp_path):
+        # Found by an attacker: the module knew only of its own OpenMP work; libgomp started by
+        # another library before the fork still hung the child's first OpenMP call.
+        names = cpu_names()
+        if "l02-simd-omp" not in names:
+            pytest.skip("this build has no OpenMP implementation (l02-simd-omp)")
+        libgomp = next((line.split()[-1] for line in Path("/proc/self/maps").read_text().splitlines()
+                        if "libgomp" in line.split()[-1]), None)  # the module's own, loaded
+        if libgomp is None:
+            pytest.skip("the module does not use GNU OpenMP (libgomp)")
+        script = tmp_path / "fork_after_other_openmp.py"
+        script.write_text(textwrap.dedent(FORK_AFTER_OTHER_OPENMP_SCRIPT))
+        process = subprocess.Popen([sys.executable, str(script), "l02-simd-omp", libgomp],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        try:
+            output, errors = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, errors = process.communicate()
+            pytest.fail(f"a forked child hung (120 s): {output!r} {errors!r}")
+        assert process.returncode == 0, errors
+        assert "forked, one thread: 4" in output, output
+        assert "forked, OpenMP: RuntimeError:" in output, output
+        for words in ("OpenMP", "fork", "threads", "'spawn'", "'forkserver'"):
+            assert words in output, f"{words!r} not named in {output!r}"
+        assert "spawned, OpenMP: 4" in output, output
+        # A parent of one thread: its child still runs OpenMP.
+        single = tmp_path / "fork_from_one_thread.py"
+        single.write_text(textwrap.dedent(FORK_FROM_ONE_THREAD_SCRIPT))
+        result = subprocess.run([sys.executable, str(single), "l02-simd-omp"], capture_output=True,
+                                text=True, timeout=120, start_new_session=True)
+        match = re.search(r"threads (\d+) child status (\d+)", result.stdout)
+        assert match, (result.stdout, result.stderr)
+        assert match[2] == ("0" if match[1] == "1" else "2"), (result.stdout, result.stderr)
 
     def test_ctrl_c_stops_a_first_call_on_a_large_grid(self):
         # 64 steps of lesson 01's naive loop on 8192 x 8192 cells: 5 to 40 s in one call before

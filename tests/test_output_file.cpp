@@ -481,6 +481,45 @@ TEST(OutputAppend, OldContentThenTheHeaderOnlyForANewOrEmptyFile) {
   EXPECT_EQ(read_all(dir + "/measurements.csv"), std::string(gs::kMeasurementColumns) + "\na,b\n");
 }
 
+// Found by an attacker: --csv appended rows to an HDF5 file given by mistake, and gs_benchmark's
+// rows to lesson 08's file (two schemas in one file). A file that is not empty must begin with
+// exactly the header; otherwise it is refused, at the check before any work and at the append,
+// and left as it was.
+TEST(OutputAppend, AFileThatDoesNotBeginWithTheHeaderIsRefusedAndLeftAsItWas) {
+  const std::string dir = temp_dir("append_header");
+  const gs::OutputOptions options("--csv", nullptr);
+  const std::string other_schema = "implementation,scaling,ranks\nreference,strong,1\n";
+  const std::string binary = std::string("\x89HDF\r\n\x1a\n\0\0\0", 11) + "rest";
+  const std::string longer_header = "header,more\nrow\n";
+  const std::string no_newline = "header";
+  for (const std::string& content : {other_schema, binary, longer_header, no_newline}) {
+    const std::string path = dir + "/file.csv";
+    write_text(path, content);
+    try {
+      gs::append_to_output_file(path, "header\n", "row\n", options);
+      ADD_FAILURE() << "appended to a file beginning '" << content.substr(0, 12) << "'";
+    } catch (const gs::OutputError& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("refusing to append to --csv '" + path +
+                          "': its first line is not this program's header "
+                          "'header'"),
+                std::string::npos)
+          << error.what();
+    }
+    EXPECT_THROW(gs::check_outputs({{path, "--csv", 0, "header\n"}}, nullptr), gs::OutputError);
+    EXPECT_EQ(read_all(path), content) << "the file was modified";
+    EXPECT_EQ(read_all(path).size(), content.size());
+  }
+  // Its own file, an empty one and a new name are fine, at the check and at the append.
+  write_text(dir + "/own.csv", "header\nrow 0\n");
+  write_text(dir + "/empty.csv", "");
+  for (const std::string name : {"own.csv", "empty.csv", "new.csv"}) {
+    EXPECT_NO_THROW(gs::check_outputs({{dir + "/" + name, "--csv", 0, "header\n"}}, nullptr));
+    gs::append_to_output_file(dir + "/" + name, "header\n", "row\n", options);
+  }
+  EXPECT_EQ(read_all(dir + "/own.csv"), "header\nrow 0\nrow\n");
+}
+
 // Found by an attacker: four gs_benchmark --csv on one file at once, all rc 0, two rows in it:
 // each copied the same old content and the last rename dropped the others' rows.
 TEST(OutputAppend, ConcurrentAppendsKeepEveryRow) {

@@ -164,10 +164,36 @@ INSTANTIATE_TEST_SUITE_P(
                       BadRun{"kill_subnormal", "--killrate 1e-40", "--killrate", 2},
                       BadRun{"dt_beyond_double", "-t 1e400", "1e400 is too large for float32", 2},
                       BadRun{"du_nan", "-u nan", "nan is not a finite number", 2},
-                      BadRun{"dv_not_a_number", "-v 0.05x", "0.05x is not a number", 2}),
+                      BadRun{"dv_not_a_number", "-v 0.05x", "0.05x is not a number", 2},
+                      // Integers are read in base 10 only: CLI11 alone read 0x10 as 16.
+                      BadRun{"rows_in_hexadecimal", "-r 0x10",
+                             "0x10 is not a whole number written in base 10", 2},
+                      BadRun{"steps_in_exponent_form", "-e 1e3",
+                             "1e3 is not a whole number written in base 10", 2},
+                      // An empty value is refused, naming the flag, as -o "" is.
+                      BadRun{"empty_impl", "--impl ''", "--impl: must not be empty", 2},
+                      // The frame loop's own flags too (lesson 07's, gray_scott's best loop).
+                      BadRun{"empty_timeline", "--timeline ''", "--timeline: must not be empty",
+                             2}),
     [](const ::testing::TestParamInfo<BadRun>& param_info) {
       return std::string(param_info.param.name);
     });
+
+// Found by an attacker: `-r 010` ran 8 rows (CLI11 reads integers with strtoll(..., 0), octal for
+// a leading 0). Every integer of every program is read in base 10 (gs::apply_value_rules()).
+TEST(GrayScott, LeadingZerosAreBase10NotOctal) {
+  const std::string path = fresh("leading_zeros.h5");
+  const Outcome outcome = run(
+      kGrayScott + " -r 010 -c 0011 -n 02 -e +03 --impl reference -o " + path + " --json", true);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("\"rows\":10,"), std::string::npos) << outcome.output;
+  EXPECT_NE(outcome.output.find("\"cols\":11,"), std::string::npos) << outcome.output;
+  gs::FrameReader reader(path);
+  EXPECT_EQ(reader.info().rows, 10);
+  EXPECT_EQ(reader.info().cols, 11);
+  EXPECT_EQ(reader.info().frames, 2);
+  EXPECT_EQ(reader.info().params.steps_per_frame, 3);
+}
 
 TEST(GrayScott, RefusesAMissingDirectory) {
   const std::string path = fresh("no_such_dir") + "/out.h5";
@@ -355,6 +381,51 @@ TEST(Benchmark, MaxSecondsIsAFinitePositiveBudgetThatBoundsTheRun) {
   EXPECT_NE(outcome.output.find("| ~"), std::string::npos) << "extrapolated: " << outcome.output;
 }
 
+// Found by an attacker: an empty value ran as if the flag were not given (--impl '' measured
+// every implementation, --csv '' wrote nothing) or failed late; now each is a usage error naming
+// the flag, before any measurement.
+TEST(Benchmark, AnEmptyValueIsAUsageErrorNamingTheFlag) {
+  const std::string benchmark = std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1";
+  for (const std::string flag :
+       {"--impl", "--csv", "--markdown", "--end-to-end", "--resident", "--skip", "--baseline"}) {
+    const Outcome outcome = run(benchmark + " " + flag + " ''");
+    EXPECT_EQ(outcome.exit_code, 2) << flag << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find(flag + ": must not be empty"), std::string::npos)
+        << outcome.output;
+    EXPECT_EQ(outcome.output.find("running"), std::string::npos) << outcome.output;
+  }
+}
+
+// Found by an attacker: `--baseline nosuch` measured, then left every speed-up n/a without a
+// word. A name the program does not know is a usage error, before any measurement.
+TEST(Benchmark, AnUnknownBaselineIsAUsageErrorNamingTheKnownOnes) {
+  const Outcome outcome =
+      run(std::string(GS_BENCHMARK) + " -r 9 -c 11 -n 1 -e 1 --impl reference --baseline nosuch");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_NE(outcome.output.find("--baseline: no implementation named 'nosuch'"), std::string::npos)
+      << outcome.output;
+  EXPECT_NE(outcome.output.find("reference"), std::string::npos) << "names the known ones";
+  EXPECT_NE(outcome.output.find("l01-naive"), std::string::npos) << outcome.output;
+  EXPECT_EQ(outcome.output.find("running reference"), std::string::npos) << outcome.output;
+  // A known baseline that is not measured still leaves the column n/a, as before.
+  const Outcome known = run(std::string(GS_BENCHMARK) +
+                            " -r 9 -c 11 -n 1 -e 1 --impl reference --baseline l01-naive");
+  EXPECT_EQ(known.exit_code, 0) << known.output;
+}
+
+TEST(Benchmark, IntegersAreBase10) {
+  const Outcome octal =
+      run(std::string(GS_BENCHMARK) + " -r 010 -c 011 -n 01 -e 01 --impl reference");
+  EXPECT_EQ(octal.exit_code, 0) << octal.output;
+  EXPECT_NE(octal.output.find("10 x 11, 1 frames"), std::string::npos) << octal.output;
+  const Outcome hexadecimal =
+      run(std::string(GS_BENCHMARK) + " -r 0x10 -c 11 -n 1 -e 1 --impl reference");
+  EXPECT_EQ(hexadecimal.exit_code, 2) << hexadecimal.output;
+  EXPECT_NE(hexadecimal.output.find("0x10 is not a whole number written in base 10"),
+            std::string::npos)
+      << hexadecimal.output;
+}
+
 // gs_benchmark's files follow common/'s output rules (gs/output_file.hpp).
 
 std::string read_all(const std::string& path) {
@@ -378,6 +449,32 @@ TEST(BenchmarkOutput, AFifoIsRefusedWithoutHanging) {
         << outcome.output;
     EXPECT_EQ(outcome.output.find("running reference"), std::string::npos)
         << "refused before measuring: " << outcome.output;
+  }
+}
+
+// Found by an attacker: --csv appended to an HDF5 file, and to lesson 08's CSV of another schema.
+TEST(BenchmarkOutput, ACsvOfAnotherSchemaOrNotACsvIsRefusedBeforeMeasuringAndKept) {
+  const std::string dir = gs::test::fresh_directory("benchmark_csv_header");
+  const std::string h5 = dir + "/run.h5";
+  ASSERT_EQ(run(kGrayScott + " -r 8 -c 8 -n 1 -e 1 --impl reference -o " + h5).exit_code, 0);
+  const std::string lesson08 = dir + "/scaling.csv";
+  {
+    std::ofstream file(lesson08);
+    file << "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,"
+            "one_device_s,all_ranks_s,efficiency,wait\nreference,strong,1,16,16,1,1,1,host,"
+            "0.1,0.1,1,each\n";
+  }
+  for (const std::string& path : {h5, lesson08}) {
+    const std::string before = read_all(path);
+    const Outcome outcome = run(kQuickBenchmark + " --csv " + path);
+    EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+    EXPECT_NE(outcome.output.find("refusing to append to --csv '" + path +
+                                  "': its first line is not this program's header"),
+              std::string::npos)
+        << outcome.output;
+    EXPECT_EQ(outcome.output.find("running reference"), std::string::npos)
+        << "refused before measuring: " << outcome.output;
+    EXPECT_EQ(read_all(path), before) << path << " was modified";
   }
 }
 

@@ -26,6 +26,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gs/hdf5_io.hpp"
@@ -463,6 +464,71 @@ TEST(Render, ExitCodesForBadFlagsAndALostStdout) {
   EXPECT_NE(lost.output.find("cannot write to standard output"), std::string::npos) << lost.output;
 }
 
+// Found by an attacker: an empty --gif or --video ran as if the flag were not given, and
+// `--last 0x5` was read as hexadecimal. Every value follows the programs' rules
+// (gs::apply_value_rules()): a usage error naming the flag, nothing made.
+TEST(Render, EmptyValuesAndIntegersNotInBase10AreUsageErrors) {
+  const std::string dir = fresh_directory("render_value_rules");
+  const std::string h5 = small_output(dir);
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--gif ''", "--gif: must not be empty"},
+           {"--video ''", "--video: must not be empty"},
+           {"--last 0x5", "0x5 is not a whole number written in base 10"},
+           {"--stride 1e1", "1e1 is not a whole number written in base 10"}}) {
+    const Outcome outcome = run(kRender + " " + h5 + " -d " + dir + "/f " + flags);
+    EXPECT_EQ(outcome.exit_code, 2) << flags << ": " << outcome.output;
+    EXPECT_NE(outcome.output.find(message), std::string::npos) << flags << ": " << outcome.output;
+    EXPECT_FALSE(fs::exists(dir + "/f")) << flags << ": made before the check";
+  }
+  const Outcome input = run(kRender + " '' -d " + dir + "/f");
+  EXPECT_EQ(input.exit_code, 2) << input.output;
+  EXPECT_NE(input.output.find("input: must not be empty"), std::string::npos) << input.output;
+  // Leading zeros are base 10: --last 05 is frame 5, --stride 02 every other frame.
+  const Outcome zeros =
+      run(kRender + " " + h5 + " -d " + dir + "/z --first 01 --last 05 --stride 02");
+  EXPECT_EQ(zeros.exit_code, 0) << zeros.output;
+  EXPECT_NE(zeros.output.find("(frames 1..5 step 2"), std::string::npos) << zeros.output;
+}
+
+// Found by an attacker: a shorter render into the directory of a longer one left the older
+// frames beyond it without a word, and --video assembled them after the new ones. They are named
+// in a warning and left as they were (a render deletes no picture it did not write), and the video
+// takes this render's frames only.
+TEST(Render, OlderFramesBeyondTheOnesWrittenAreNamedAndKeptOutOfTheVideo) {
+  const std::string dir = fresh_directory("render_stale_frames");
+  const std::string h5 = small_output(dir);
+  const std::string frames = dir + "/frames";
+  const Outcome all = run(kRender + " " + h5 + " -d " + frames);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_EQ(all.output.find("warning"), std::string::npos) << all.output;
+  const std::string bin = dir + "/bin";
+  fs::create_directories(bin);
+  const std::string log = dir + "/ffmpeg_arguments.txt";
+  {
+    std::ofstream script(bin + "/ffmpeg");
+    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(log) << "\n";
+  }
+  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
+  const Outcome shorter = run("PATH=" + shell_quoted(bin) + ":\"$PATH\" " + kRender + " " + h5 +
+                              " -d " + frames + " --stride 2 --video " + dir + "/run.mp4");
+  ASSERT_EQ(shorter.exit_code, 0) << shorter.output;
+  EXPECT_NE(shorter.output.find("warning: -d '" + frames +
+                                "' also holds 3 older frame(s) beyond the 3 just written, from an "
+                                "earlier, longer render: frame_00003.png to frame_00005.png"),
+            std::string::npos)
+      << shorter.output;
+  for (const char* name : {"frame_00003.png", "frame_00004.png", "frame_00005.png"}) {
+    EXPECT_TRUE(is_png(fs::path(frames) / name)) << name << " was not left as it was";
+  }
+  std::ifstream arguments(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(arguments, line);) lines.push_back(line);
+  const auto limit = std::find(lines.begin(), lines.end(), "-frames:v");
+  ASSERT_NE(limit, lines.end()) << "ffmpeg was not told how many frames are this render's";
+  ASSERT_NE(limit + 1, lines.end());
+  EXPECT_EQ(*(limit + 1), "3");
+}
+
 // Found by an attacker: `-d ''` failed with a filesystem error naming no flag; `--gif g.gif -d
 // g.gif` made the directory g.gif, then blamed --gif for being one. Every path is checked before
 // anything is made.
@@ -471,7 +537,7 @@ TEST(Render, TheFramesDirectoryIsCheckedBeforeItIsMade) {
   const std::string h5 = small_output(dir);
   const Outcome empty = run(kRender + " " + h5 + " -d ''");
   EXPECT_EQ(empty.exit_code, 2) << empty.output;
-  EXPECT_NE(empty.output.find("-d/--out-dir is empty"), std::string::npos) << empty.output;
+  EXPECT_NE(empty.output.find("--out-dir: must not be empty"), std::string::npos) << empty.output;
   for (const std::string& flags : {"--gif " + dir + "/g.gif -d " + dir + "/g.gif",
                                    "--gif " + dir + "/g.gif -d " + dir + "/sub/../g.gif"}) {
     const Outcome outcome = run(kRender + " " + h5 + " " + flags);

@@ -547,6 +547,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   std::string resident;
   app.add_option("--resident", resident,
                  "only say how much of this file is in the page cache (mincore), and exit");
+  apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -568,6 +569,18 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
       std::cerr << program_name << ": error: no implementation named '" << name << "'\n";
       return kExitUsage;
     }
+  }
+  // A baseline given must be one of this program's implementations (measured or not: the column
+  // then says n/a); a misspelt name would leave every speed-up n/a without a word. The default,
+  // lesson 01's loop, is not among a later lesson's own and leaves the column n/a as before.
+  if (app.count("--baseline") > 0 && find_implementation(implementations, baseline) == nullptr) {
+    std::string known;
+    for (const Implementation& impl : implementations) {
+      known += (known.empty() ? "" : ", ") + impl.name;
+    }
+    std::cerr << program_name << ": error: --baseline: no implementation named '" << baseline
+              << "' (the implementations it knows: " << known << ")\n";
+    return kExitUsage;
   }
   // Table order: the course's order (lesson 01 first), the registry's reversed.
   std::vector<const Implementation*> selected;
@@ -604,7 +617,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   // missing directory, two flags naming one file, the room (output_file.hpp).
   std::vector<PlannedOutput> outputs;
   if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
-  if (!csv_path.empty()) outputs.push_back({csv_path, "--csv", measurement_file_bytes(csv_path)});
+  if (!csv_path.empty()) outputs.push_back(planned_measurement_file(csv_path));
   if (!end_to_end.empty()) {
     outputs.push_back({end_to_end_output(end_to_end), "--end-to-end", output_file_bytes(params)});
   }

@@ -117,22 +117,74 @@ std::string hdf5_first_error() {
   return printable(first);
 }
 
-// Opens @p path read-only after checking that it is a regular file (through symbolic links), with
-// a message that says why it cannot be opened: missing, truncated, not HDF5.
+namespace {
+
+// A descriptor closed when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int descriptor) : descriptor_(descriptor) {}
+  ~Descriptor() {
+    if (descriptor_ >= 0) ::close(descriptor_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return descriptor_; }
+
+ private:
+  int descriptor_;
+};
+
+// Every occurrence of @p from in @p text replaced by @p to.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+}  // namespace
+
+// Opens @p path read-only once it is known to be a regular file (through symbolic links), with a
+// message that says why it cannot be opened: missing, truncated, not HDF5. The file is opened
+// first, without waiting (O_NONBLOCK: a FIFO opens at once instead of waiting for a writer), the
+// descriptor checked (fstat), and HDF5 then reads that very file: /proc/self/fd/N names the open
+// file, not the path, which another process may have swapped for a FIFO since (a check of the
+// path followed by an open of the path would then block forever).
 hid_t open_for_reading(const std::string& path) {
   prepare_hdf5();
   const std::string file = quoted_text(path);
+  const Descriptor descriptor(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (descriptor.get() < 0) {
+    throw OutputError("cannot open " + file + " as an HDF5 file" + reason_of(errno));
+  }
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
+  if (::fstat(descriptor.get(), &status) != 0) {
     throw OutputError("cannot open " + file + " as an HDF5 file" + reason_of(errno));
   }
   if (!S_ISREG(status.st_mode)) {
     throw OutputError("cannot open " + file + " as an HDF5 file: it is " +
                       output_detail::kind_of(status.st_mode) + ", not a regular file");
   }
-  const hid_t opened = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const std::string opened_file = "/proc/self/fd/" + std::to_string(descriptor.get());
+  struct stat through {};
+  if (::stat(opened_file.c_str(), &through) != 0 || through.st_dev != status.st_dev ||
+      through.st_ino != status.st_ino) {
+    throw OutputError("cannot open " + file + " as an HDF5 file: " + opened_file +
+                      " does not lead to the file opened (is /proc mounted?)");
+  }
+  const hid_t opened = H5Fopen(opened_file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (opened >= 0) return opened;
-  const std::string detail = hdf5_first_error();
+  // HDF5 resolves the name it is given (realpath), which fails once the file opened has no name
+  // left: the path was replaced (a FIFO renamed over it) or deleted since it was opened.
+  struct stat now {};
+  if (::fstat(descriptor.get(), &now) == 0 && now.st_nlink == 0) {
+    throw OutputError("cannot open " + file +
+                      " as an HDF5 file: it was replaced or deleted while it was being opened "
+                      "(the file checked has no name any more); nothing was read from what is "
+                      "there now");
+  }
+  const std::string detail = replaced(hdf5_first_error(), opened_file, path);
   unsigned long long size = 0;
   unsigned long long base = 0;
   unsigned long long declared = 0;
@@ -143,7 +195,7 @@ hid_t open_for_reading(const std::string& path) {
                       std::to_string(size) + " bytes, and its superblock says " +
                       std::to_string(declared) + " (a copy or a run that did not finish?)");
   }
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
+  if (H5Fis_hdf5(opened_file.c_str()) <= 0) {
     throw OutputError("cannot open " + file +
                       " as an HDF5 file: it is not one (no HDF5 signature)");
   }

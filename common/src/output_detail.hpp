@@ -23,6 +23,11 @@ std::string in_quotes(const std::string& path);
 // "-o 'out.h5'": how every message names an output.
 std::string named(const std::string& flag, const std::string& path);
 
+// Throws unless the file open as @p descriptor is empty or begins with exactly @p header (a line
+// with its '\n'): the check of a file rows are appended to (PlannedOutput::appended_header).
+void require_header(int descriptor, const std::string& header, const std::string& flag,
+                    const std::string& given);
+
 // "a directory", "a FIFO (named pipe)", ...: what a file of @p mode is, for a message.
 const char* kind_of(mode_t mode);
 // The directory that holds @p path ("." for a bare name).

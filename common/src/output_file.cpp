@@ -199,7 +199,7 @@ void OutputFile::write(const void* data, std::size_t bytes) {
   if (error != 0) throw_write_error(error);
 }
 
-std::int64_t OutputFile::copy_previous_content() {
+std::int64_t OutputFile::copy_previous_content(const std::string& required_header) {
   if (!replaced_exists_) return 0;
   // The very file resolve_output() found (O_NOFOLLOW: never a link put there since; O_NONBLOCK:
   // never waiting on a FIFO put there since; then the same device and inode, or nothing).
@@ -215,6 +215,14 @@ std::int64_t OutputFile::copy_previous_content() {
       status.st_dev != replaced_.st_dev || status.st_ino != replaced_.st_ino) {
     ::close(source);
     throw OutputError(named(flag_, path_) + " changed while it was being appended to");
+  }
+  if (!required_header.empty()) {
+    try {
+      require_header(source, required_header, flag_, path_);
+    } catch (...) {
+      ::close(source);
+      throw;
+    }
   }
   std::int64_t copied = 0;
   char buffer[1 << 16];
@@ -562,7 +570,7 @@ void append_to_output_file(const std::string& path, const std::string& header,
   OutputOptions sized = options;
   sized.bytes = appended_file_bytes(path, static_cast<std::int64_t>(header.size() + rows.size()));
   OutputFile file(path, sized);
-  const std::int64_t previous = file.copy_previous_content();
+  const std::int64_t previous = file.copy_previous_content(header);
   if (previous == 0) file.write(header);
   file.write(rows);
   file.commit(flush_to_disk);

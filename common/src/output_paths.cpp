@@ -5,6 +5,7 @@
 #include "gs/output_file.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -40,6 +41,37 @@ std::string in_quotes(const std::string& path) {
 // "-o 'out.h5'": how every message names an output.
 std::string named(const std::string& flag, const std::string& path) {
   return flag + " " + in_quotes(path);
+}
+
+void require_header(int descriptor, const std::string& header, const std::string& flag,
+                    const std::string& given) {
+  // The header and one more byte: enough to tell a longer first line from it.
+  std::string start(header.size() + 1, '\0');
+  std::size_t got = 0;
+  while (got < start.size()) {
+    const ssize_t now =
+        ::pread(descriptor, &start[got], start.size() - got, static_cast<off_t>(got));
+    if (now < 0 && errno == EINTR) continue;
+    if (now < 0) {
+      const int error = errno;
+      throw OutputError("cannot read " + named(flag, given) + " to append to it" +
+                        reason_of(error));
+    }
+    if (now == 0) break;
+    got += static_cast<std::size_t>(now);
+  }
+  start.resize(got);
+  if (got == 0 || start.compare(0, header.size(), header) == 0) return;
+  std::string first_line = start.substr(0, start.find('\n'));
+  constexpr std::size_t kShown = 60;
+  if (first_line.size() > kShown) first_line = first_line.substr(0, kShown) + "...";
+  std::string expected = header;
+  if (!expected.empty() && expected.back() == '\n') expected.pop_back();
+  throw OutputError("refusing to append to " + named(flag, given) +
+                    ": its first line is not this program's header '" + expected +
+                    "' but begins '" + printable(first_line) +
+                    "' (another program's file, or not a CSV file); it was left as it was: give " +
+                    flag + " a new file or one this program wrote");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,6 +334,24 @@ void check_outputs(const std::vector<PlannedOutput>& outputs, std::ostream* warn
     Checked entry;
     entry.target = resolve_output(output.path, output.flag);
     entry.directory = check_place(entry.target);
+    if (!output.appended_header.empty() && entry.target.exists) {
+      // resolve_output() refused what is not a regular file; O_NONBLOCK: never waiting on a FIFO
+      // put there since.
+      const int descriptor = ::open(entry.target.path.c_str(),
+                                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+      if (descriptor >= 0) {
+        struct stat status {};
+        try {
+          if (::fstat(descriptor, &status) == 0 && S_ISREG(status.st_mode)) {
+            require_header(descriptor, output.appended_header, output.flag, output.path);
+          }
+        } catch (...) {
+          ::close(descriptor);
+          throw;
+        }
+        ::close(descriptor);
+      }  // else: the append itself says why it cannot read it
+    }
     entry.bytes = std::max<std::int64_t>(output.bytes, 0);
     checked.push_back(std::move(entry));
   }

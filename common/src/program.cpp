@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -155,6 +156,51 @@ CLI::Validator float32_number() {
       "");
 }
 
+namespace {
+
+// The text of a whole number in base 10 with its leading zeros dropped ("-010" -> "-10"), for
+// CLI11, which reads integers with strtoll(..., 0): "010" as octal, "0x10" as hexadecimal.
+CLI::Validator base_10_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::size_t sign = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+        const bool digits =
+            text.size() > sign && text.find_first_not_of("0123456789", sign) == std::string::npos;
+        if (!digits) return text + " is not a whole number written in base 10 (digits 0-9 only)";
+        const std::size_t first = std::min(text.find_first_not_of('0', sign), text.size() - 1);
+        text = text.substr(0, sign) + text.substr(first);
+        return std::string();
+      },
+      "");
+}
+
+CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        return text.empty()
+                   ? std::string("must not be empty (give it a value or leave the flag out)")
+                   : std::string();
+      },
+      "");
+}
+
+}  // namespace
+
+void apply_value_rules(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() < 1) continue;  // a flag without a value
+    const std::string type = option->get_type_name();
+    // Transforms run before the option's own checks (CLI::Range sees 10 for "010"), the last
+    // added first: the emptiness first, then the base.
+    if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0) {
+      option->transform(base_10_integer());
+    }
+    option->transform(not_empty());
+  }
+  const std::function<bool(CLI::App*)> every;
+  for (CLI::App* subcommand : app.get_subcommands(every)) apply_value_rules(*subcommand);
+}
+
 void add_rate_flags(CLI::App& app, Rates& r) {
   app.add_option("-k,--killrate", r.kill, "kill rate k")
       ->capture_default_str()
@@ -280,6 +326,7 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
   CLI::App app{description, program_name};
   add_program_flags(app, options);
   if (loop.add_flags) loop.add_flags(app);
+  apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

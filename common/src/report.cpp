@@ -140,6 +140,10 @@ void append_measurement_rows(const std::string& path, const std::string& rows,
   append_to_output_file(path, std::string(kMeasurementColumns) + "\n", rows, options);
 }
 
+PlannedOutput planned_measurement_file(const std::string& path) {
+  return {path, "--csv", measurement_file_bytes(path), std::string(kMeasurementColumns) + "\n"};
+}
+
 std::int64_t measurement_file_bytes(const std::string& path) {
   constexpr std::int64_t kRowsAllowance = 64 * 1024;  // rows are about 150 bytes each
   return appended_file_bytes(path, kRowsAllowance);

@@ -245,6 +245,23 @@ class Engine {
     if (!stream.known) work.wait();
   }
 
+  // gray_scott's check (common/src/program.cpp): a v that is not finite is a diverged run, an
+  // error (gs::Diverged, RuntimeError in Python), never a result. @p steps: the steps it took.
+  void require_finite_v(const float* v, std::int64_t pitch, std::int64_t steps) const {
+    for (int row = 0; row < target_.rows; ++row) {
+      const float* line = v + row * pitch;
+      for (int col = 0; col < target_.cols; ++col) {
+        if (!std::isfinite(line[col])) {
+          throw gs::Diverged("the simulation diverged after " + std::to_string(steps) +
+                             " steps: v is not finite at cell " +
+                             std::to_string(static_cast<std::int64_t>(row) * target_.cols + col) +
+                             " (row " + std::to_string(row) + ", column " + std::to_string(col) +
+                             "); choose smaller rates or time step");
+        }
+      }
+    }
+  }
+
   // The current state, copied into two new NumPy arrays (one when only_v / only_u).
   py::array_t<float> copy_out(bool v_field) {
     py::array_t<float> out({target_.rows, target_.cols});
@@ -353,21 +370,8 @@ class Simulation final : public Engine {
  private:
   bool checked_when_copied() const { return target_.device == gs::Device::gpu && steps_ > 0; }
 
-  // gray_scott's check (common/src/program.cpp): a v that is not finite is a diverged run, an
-  // error (gs::Diverged, RuntimeError in Python), never a result.
   void require_finite_v(const float* v, std::int64_t pitch) const {
-    for (int row = 0; row < target_.rows; ++row) {
-      const float* line = v + row * pitch;
-      for (int col = 0; col < target_.cols; ++col) {
-        if (!std::isfinite(line[col])) {
-          throw gs::Diverged("the simulation diverged after " + std::to_string(steps_) +
-                             " steps: v is not finite at cell " +
-                             std::to_string(static_cast<std::int64_t>(row) * target_.cols + col) +
-                             " (row " + std::to_string(row) + ", column " + std::to_string(col) +
-                             "); choose smaller rates or time step");
-        }
-      }
-    }
+    Engine::require_finite_v(v, pitch, steps_);
   }
 
   std::int64_t steps_ = 0;  // steps advanced since the last load()
@@ -390,6 +394,9 @@ class CallerStepper final : public Engine {
     const CallerStream effective = order_after_producers(given, held_u, held_v);
     std::int64_t done = 0;
     advance_fields(view, steps, effective, done);
+    // Host arrays are checked as a Simulation's state is on the CPU: after the call, once the
+    // steps are done. Device arrays stay where they are: checking them would copy v back.
+    if (view.device == gs::Device::cpu && done > 0) require_finite_v(view.v, view.pitch, done);
     return py::make_tuple(u, v);
   }
 
@@ -417,6 +424,7 @@ class CallerStepper final : public Engine {
       copy_rows(out.u, cols, gs::Device::cpu, in.u, in.pitch, gs::Device::cpu, rows, cols, nullptr);
       copy_rows(out.v, cols, gs::Device::cpu, in.v, in.pitch, gs::Device::cpu, rows, cols, nullptr);
       advance_fields(out, steps, effective, done);
+      if (done > 0) require_finite_v(out.v, out.pitch, done);  // as advance() does
       return py::make_tuple(out_u, out_v);
     }
     DeviceArray out_u(rows, cols);

@@ -9,11 +9,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace cg = cooperative_groups;
 
 #include "gs/cuda_check.hpp"
 #include "gs/main_guard.hpp"
+#include "gs/program.hpp"
 
 #define CHECK(call) GS_CUDA_CHECK(call)
 
@@ -208,7 +210,30 @@ int measure() {
   return 0;
 }
 
+// The command line, read before any CUDA call, so that --help works without a GPU: no argument
+// (measure), or --help / -h (the usage, exit 0); anything else is a usage error (exit 2).
+constexpr const char* kUsage =
+    "usage: lesson11_measure [-h|--help]\n"
+    "Measures on this GPU what lesson 11's model needs (README.md, \"Measure before building\"):\n"
+    "a grid-wide barrier (cooperative launch, one block per SM), a block's __syncthreads(), a\n"
+    "thread block cluster's barrier (clusters of 2 to 16 blocks: Hopper and later), and one\n"
+    "exchange of a tile's edge through L2 against one through distributed shared memory. Takes no\n"
+    "other argument; needs a CUDA GPU. Exit status: 0 measured, 1 a CUDA error, 2 bad arguments.\n";
+
 int main(int argc, char** argv) {
-  (void)argc, (void)argv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "-h" || argument == "--help") {
+      std::fputs(kUsage, stdout);
+      return std::fflush(stdout) == 0 && !std::ferror(stdout) ? gs::kExitSuccess : gs::kExitFailure;
+    }
+  }
+  if (argc > 1) {
+    std::fprintf(stderr,
+                 "lesson11_measure: error: unexpected argument '%s': it takes none (--help says "
+                 "what it measures)\n",
+                 argv[1]);
+    return gs::kExitUsage;
+  }
   return gs::guarded_main("lesson11_measure", [] { return measure(); });
 }

@@ -73,9 +73,14 @@ struct PlannedOutput {
   std::string path;        ///< As given on the command line.
   std::string flag;        ///< The flag that names it ("-o", "--png", "-d", ...).
   std::int64_t bytes = 0;  ///< Room it needs (0 when its size cannot be known beforehand).
+  /// @brief For a file rows are appended to (a measurement CSV): its header line, with its
+  ///        '\n'. An existing file that is not empty must begin with exactly this line (it is
+  ///        this program's file), else it is refused. Empty: a file written whole.
+  std::string appended_header = {};
 };
 
-/// @brief Checks every output of a run before any work: each as check_output_path() does; two
+/// @brief Checks every output of a run before any work: each as check_output_path() does, and
+///        one appended to (PlannedOutput::appended_header) as append_to_output_file() does; two
 ///        that name the same file (after `..` and symbolic links: the same directory and name,
 ///        or the same existing file) are refused, naming both flags; the room of the outputs
 ///        that share a file system is checked together. Then warns on @p warnings (nullptr: not
@@ -198,8 +203,10 @@ class OutputFile {
   /// @brief Throws the OutputError of a failed write with @p error_number.
   [[noreturn]] void throw_write_error(int error_number) const;
   /// @brief Copies the content of the file being replaced (nothing for a new name) to the
-  ///        temporary file: how appending writers append. Returns the bytes copied.
-  std::int64_t copy_previous_content();
+  ///        temporary file: how appending writers append. Returns the bytes copied. With
+  ///        @p required_header, a file that is not empty must begin with exactly that line
+  ///        (see append_to_output_file()); throws OutputError before copying anything otherwise.
+  std::int64_t copy_previous_content(const std::string& required_header = std::string());
 
   /// @brief Says that bytes [@p offset, @p offset + @p bytes) of the file were just written (by
   ///        write(), or by a library through descriptor(): HDF5). Unless writeback is off, starts
@@ -315,7 +322,10 @@ void write_output_file(const std::string& path, const std::string& content,
 
 /// @brief Appends @p rows to @p path: a new file holds the old content, then @p header when the
 ///        old file was missing or empty, then @p rows, and replaces the old one only once
-///        complete (the old file stays whole on any failure).
+///        complete (the old file stays whole on any failure). An old file that is not empty must
+///        begin with exactly @p header (a line, with its '\n'): one of another schema, or not a
+///        CSV file at all (an HDF5 file given by mistake), is refused (OutputError) and never
+///        modified.
 void append_to_output_file(const std::string& path, const std::string& header,
                            const std::string& rows, const OutputOptions& options,
                            bool flush_to_disk = true);

@@ -88,6 +88,14 @@ void add_rate_flags(CLI::App& app, Rates& rates);
 ///        turns silently into inf, 0 or a subnormal number. Every rate flag of the course has it.
 CLI::Validator float32_number();
 
+/// @brief The rules every value on the course's command lines follows, applied to each option of
+///        @p app that takes a value (its subcommands' too) once all are added, before parsing:
+///        an empty value is refused, naming the flag (an empty name is no file, no implementation,
+///        no directory); an integer is read in base 10 only, whatever its leading zeros (`-r 010`
+///        is 10, not octal 8), and one written another way (`0x10`, `1e3`, ` 7`) is refused
+///        with a message, where CLI11 alone would read `0x10` as 16. Every program calls it.
+void apply_value_rules(CLI::App& app);
+
 /// @brief Whether @p implementation can run here (a CPU one always; a GPU one when a GPU answers).
 bool usable(const Implementation& implementation);
 

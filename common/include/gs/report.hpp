@@ -87,6 +87,11 @@ void append_measurement_rows(const std::string& path, const std::string& rows,
 ///        current size, copied, and a generous allowance for the rows): for check_outputs().
 std::int64_t measurement_file_bytes(const std::string& path);
 
+/// @brief The measurement file @p path as an output of a run, for check_outputs() before any
+///        work: its room (measurement_file_bytes()) and its header (kMeasurementColumns), which an
+///        existing file must begin with (a file of another schema is refused before measuring).
+PlannedOutput planned_measurement_file(const std::string& path);
+
 /// @brief Memory the host has for new allocations (MemAvailable of /proc/meminfo), or -1 when
 ///        unknown.
 std::int64_t host_available_bytes();

@@ -108,6 +108,7 @@ Verdict parse(int argc, char** argv, CLI::App& app, Options& options) {
     --argc;
     ++argv;
   }
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -207,12 +208,33 @@ Verdict check_before_the_run(const Options& options, const std::vector<gs::Imple
   }
   if (rank == 0 && options.mode == "benchmark" && !options.csv.empty()) {
     try {  // the CSV the benchmark appends its row to
-      gs::check_outputs({{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096)}});
+      gs::check_outputs(
+          {{options.csv, "--csv", gs::appended_file_bytes(options.csv, 4096), kCsvHeader}});
     } catch (const std::exception& error) {
       return stop_with(gs::kExitFailure, name + ": error: " + error.what() + "\n");
     }
   }
   return Verdict{};
+}
+
+std::string warnings_of(const Options& options, const gs::Implementation& chosen,
+                        const std::string& name) {
+  std::string text;
+  const std::string on_cpu =
+      " has no effect: the ranks run '" + chosen.name +
+      "' on the CPU, and CPU ranks exchange their halos through MPI in host memory, between the "
+      "steps";
+  if (chosen.device == gs::Device::cpu && options.transport == "nccl") {
+    text += name + ": warning: --transport nccl" + on_cpu + "\n";
+  }
+  if (chosen.device == gs::Device::cpu && options.edge_first) {
+    text += name + ": warning: --edge-first" + on_cpu + "\n";
+  }
+  if (options.frames_queued && options.mode != "benchmark") {
+    text += name + ": warning: --frames-queued has no effect outside benchmark (it says how " +
+            "benchmark waits for the frames it times)\n";
+  }
+  return text;
 }
 
 }  // namespace GS_LESSON_NAMESPACE

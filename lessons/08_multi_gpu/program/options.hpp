@@ -30,6 +30,11 @@ struct Options {
   bool frames_queued = false;  // benchmark: wait once at the end, not after every frame
 };
 
+// The header of benchmark's CSV (--csv), its own schema: an existing file must begin with it.
+inline constexpr const char* kCsvHeader =
+    "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,halo,exchange,one_device_s,"
+    "all_ranks_s,efficiency,wait\n";
+
 // The program's flags (the course's, --halo, --transport, the modes') and the frame loop's.
 void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop);
 
@@ -50,5 +55,12 @@ std::vector<Argument> arguments_of(const Options& options, const CLI::App& app);
 Verdict check_before_the_run(const Options& options, const std::vector<gs::Implementation>& all,
                              const std::string& name, int rank, int size,
                              const gs::Implementation*& chosen, Transport& transport);
+
+// The warnings about flags given that have no effect on this run, one line each, every line
+// starting with "NAME: warning: " (empty: none): --transport nccl and --edge-first with
+// @p chosen on the CPU (its ranks exchange through MPI in host memory, between the steps),
+// --frames-queued outside benchmark (it says how benchmark waits for the frames).
+std::string warnings_of(const Options& options, const gs::Implementation& chosen,
+                        const std::string& name);
 
 }  // namespace GS_LESSON_NAMESPACE

@@ -159,10 +159,8 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
         << "," << std::setprecision(6) << single << "," << together << "," << efficiency << ","
         << (each_frame ? "each" : "end") << "\n";
     try {
-      gs::append_to_output_file(options.csv,
-                                "implementation,scaling,ranks,rows,cols,frames,steps_per_frame,"
-                                "halo,exchange,one_device_s,all_ranks_s,efficiency,wait\n",
-                                row.str(), gs::OutputOptions("--csv", nullptr));
+      gs::append_to_output_file(options.csv, kCsvHeader, row.str(),
+                                gs::OutputOptions("--csv", nullptr));
     } catch (const gs::OutputError& error) {
       std::cerr << "benchmark: error: " << error.what() << "\n";
       return gs::kExitFailure;
@@ -228,6 +226,8 @@ int program(int argc, char** argv, const char* program_name) {
         ": error: the ranks would run different implementations; choose one with --impl:\n";
     return conclude(stop_with(gs::kExitUsage, name + message + other_choice), rank);
   }
+  // Flags that have no effect on this run are said once (every rank has the same ones).
+  if (rank == 0) std::cerr << warnings_of(options, *chosen, name) << std::flush;
 
   // (5) Each rank's device and slab (its stepper, its memory), then the ranks' connection.
   // NVLink multicast stays off: point-to-point transfers do not need it, and on shared machines

@@ -138,6 +138,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
                  "4 CPU)");
   app.add_option("--csv", csv_path, "also append one CSV row per measurement to this file");
   app.add_option("--markdown", markdown_path, "also write the table to this file");
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -181,7 +182,7 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     std::vector<gs::PlannedOutput> outputs;
     if (!markdown_path.empty()) outputs.push_back({markdown_path, "--markdown", 64 * 1024});
     if (!csv_path.empty()) {
-      outputs.push_back({csv_path, "--csv", gs::measurement_file_bytes(csv_path)});
+      outputs.push_back(gs::planned_measurement_file(csv_path));
     }
     gs::check_outputs(outputs);
 

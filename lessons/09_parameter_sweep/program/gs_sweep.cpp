@@ -276,6 +276,7 @@ int run_sweep(int argc, char** argv, const std::string& name) {
   app.add_option("--vmax", o.vmax, "v drawn pale yellow (default: the largest v of the batch)")
       ->check(gs::float32_number());
   app.add_flag("--progress", o.progress, "show the progress line even when not a terminal");
+  gs::apply_value_rules(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

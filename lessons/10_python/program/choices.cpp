@@ -2,7 +2,12 @@
 // OpenMP after fork() (choices.hpp).
 #include "choices.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
 
 #include <atomic>
 #include <stdexcept>
@@ -114,20 +119,59 @@ const gs::Implementation& choose(const std::string& name) {
 // fork is undefined), nor what a pool of workers is for. So a child forked after OpenMP started
 // in its parent refuses the OpenMP implementations with a RuntimeError that names the cause and
 // the fix; single-threaded implementations, and children forked before any OpenMP work, run.
+//
+// This module is not libgomp's only user: NumPy's BLAS, another extension or ctypes may have run
+// a parallel region in the parent, and libgomp gives no way to ask whether its pool exists. Its
+// pool's threads are threads of the process, though: a parent that had only the forking thread
+// when it forked had no pool of OpenMP threads to lose, and its child runs OpenMP. A parent that
+// had other threads may have had such a pool (which ones are OpenMP's cannot be told), and its
+// child refuses the OpenMP implementations too, saying how many threads the parent had.
 
 namespace {
 
 std::atomic<bool> g_openmp_started{false};       // this process ran an OpenMP implementation
 std::atomic<bool> g_forked_after_openmp{false};  // ... before the fork() that made this process
+std::atomic<long> g_threads_at_fork{1};          // the parent's threads when it forked (prepare)
+std::atomic<long> g_parent_threads{1};           // in a child: its parent's threads at the fork
+
+// The threads of this process (/proc/self/stat's 20th field), or -1 when unknown. The fields
+// after the command's name, which may hold spaces and ')', start after the last ')'.
+long threads_of_this_process() {
+  const int descriptor = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (descriptor < 0) return -1;
+  char text[4096];
+  const ssize_t got = ::read(descriptor, text, sizeof text - 1);
+  ::close(descriptor);
+  if (got <= 0) return -1;
+  text[got] = '\0';
+  const char* after_name = std::strrchr(text, ')');
+  if (after_name == nullptr) return -1;
+  // Fields 3 (state) to 20 (num_threads): 18 fields after the name.
+  const char* field = after_name + 1;
+  for (int skipped = 0; skipped < 17 && field != nullptr; ++skipped) {
+    field = std::strchr(field + 1, ' ');
+  }
+  if (field == nullptr) return -1;
+  char* end = nullptr;
+  const long threads = std::strtol(field + 1, &end, 10);
+  return end != field + 1 && threads > 0 ? threads : -1;
+}
+
+extern "C" void note_threads_before_fork() {  // pthread_atfork: in the parent, before fork()
+  g_threads_at_fork.store(threads_of_this_process());
+}
 
 extern "C" void note_fork_in_child() {  // pthread_atfork: runs in the child, one thread
   if (g_openmp_started.load()) g_forked_after_openmp.store(true);
+  g_parent_threads.store(g_threads_at_fork.load());
+  g_openmp_started.store(false);  // this process has run no OpenMP of its own yet
 }
 
 }  // namespace
 
 void install_fork_handler() {
-  static const int fork_handler = pthread_atfork(nullptr, nullptr, note_fork_in_child);
+  static const int fork_handler =
+      pthread_atfork(note_threads_before_fork, nullptr, note_fork_in_child);
   (void)fork_handler;
 }
 
@@ -146,6 +190,20 @@ bool runs_on_openmp(const gs::Implementation& implementation) {
 // too; every call on it): refuses in a child forked after OpenMP started, else notes that OpenMP
 // has started in this process.
 void require_fork_safe_openmp(const std::string& implementation) {
+  const long parent_threads = g_parent_threads.load();
+  if (!g_forked_after_openmp.load() && parent_threads != 1) {
+    throw std::runtime_error(
+        "'" + implementation +
+        "' runs on OpenMP threads, and this process was forked (os.fork, or multiprocessing's "
+        "default 'fork' start method) from a parent that had " +
+        (parent_threads > 1 ? std::to_string(parent_threads) + " threads"
+                            : std::string("threads it could not count")) +
+        ": another library (NumPy's BLAS, another extension) may have started GNU OpenMP "
+        "(libgomp) there, which is not fork-safe, and its threads would wait forever here. Start "
+        "the workers with multiprocessing's 'spawn' or 'forkserver' method "
+        "(multiprocessing.get_context('spawn').Pool(...)), or use a single-threaded "
+        "implementation in the child (e.g. 'l02-simd')");
+  }
   if (g_forked_after_openmp.load()) {
     throw std::runtime_error(
         "'" + implementation +
@@ -167,7 +225,14 @@ std::string name_of(const py::object& implementation) {
         "implementation must be a name (see grayscott.list_implementations()) "
         "or None");
   }
-  return implementation.cast<std::string>();
+  std::string name = implementation.cast<std::string>();
+  // As the programs refuse --impl '': an empty name is no implementation (None is the default).
+  if (name.empty()) {
+    throw py::value_error(
+        "implementation must not be empty: give a name (see grayscott.list_implementations()) "
+        "or None for the default");
+  }
+  return name;
 }
 
 }  // namespace lesson10
