@@ -105,6 +105,7 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
   need pybind11-dev have_header pybind11/pybind11.h
   need python3-numpy module_python_has numpy
   need python3-pytest module_python_has pytest
+  need python3-yaml module_python_has yaml       # scripts/check_classroom.py reads the workflow
   if ! have_header dlpack/dlpack.h && apt-cache show libdlpack-dev >/dev/null 2>&1; then
     missing+=(libdlpack-dev)
   fi
