@@ -240,6 +240,8 @@ def check(workflow, lessons_tsv: Path | None) -> list[str]:
             errors.append(f"{step['id']}: no --no-setup (the packages are installed once, before the tests)")
         if UPSTREAM_EXPRESSION not in command or "--upstream" not in words:
             errors.append(f"{step['id']}: no `--upstream {UPSTREAM_EXPRESSION}`")
+        if not re.search(r"!cancelled\(\)|always\(\)", str(step.get("if", ""))):
+            errors.append(f"{step['id']}: no `if: ${{{{ !cancelled() ... }}}}`: a failed lesson would skip the rest")
         if not step["with"]["test-name"].startswith(f"Lesson {lesson}"):
             errors.append(f"{step['id']}: test-name does not start with 'Lesson {lesson}'")
     if len(set(lessons)) != len(lessons):
@@ -319,6 +321,7 @@ def self_test(workflow, lessons_tsv: Path | None) -> int:
         ("a test without --no-setup", lambda d: graders(d)[0]["with"].update(
             command=graders(d)[0]["with"]["command"].replace(" --no-setup", ""))),
         ("checks: read", lambda d: d["permissions"].update(checks="read")),
+        ("a test skipped after an earlier one failed", lambda d: graders(d)[1].pop("if")),
     ]
     if lessons_tsv is not None:
         cases.append(("a lesson left out", lambda d: job(d)["steps"].remove(graders(d)[-1])))
