@@ -45,6 +45,7 @@ if [ "$needs_given" = 0 ] && [ -n "$script" ]; then
     peers/torch_slices.py) needs=(numpy) can_use=(torch h5py) ;;
     peers/jax_3x3.py) needs=(numpy) can_use=(jax h5py) ;;
     peers/check.py) needs=(numpy) can_use=(h5py cupy torch jax) ;;
+    scripts/check_classroom.py) needs=(yaml) ;;
     *) needs=() ;;
   esac
 fi

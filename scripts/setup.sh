@@ -10,7 +10,8 @@
 #   bash scripts/setup.sh --no-slides  # skip `npm ci` for the slides
 #   bash scripts/setup.sh --quiet      # say nothing when nothing is missing
 #   bash scripts/setup.sh --no-python  # skip Python: lesson 10's module (pybind11, pytest) and the
-#                                      # tools' NumPy, h5py, matplotlib (charts, Python peers)
+#                                      # tools' NumPy, h5py, matplotlib (charts, Python peers), the
+#                                      # notebooks' Jupyter (ipykernel, nbclient, nbconvert)
 #   bash scripts/setup.sh --slurm      # also Slurm and munge, for lesson 08's one-node Slurm test
 #                                      # (tests/slurm/test_slurm.sh) and its job script
 #
@@ -106,6 +107,7 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
   need pybind11-dev have_header pybind11/pybind11.h
   need python3-numpy module_python_has numpy
   need python3-pytest module_python_has pytest
+  need python3-yaml module_python_has yaml       # scripts/check_classroom.py reads the workflow
   if ! have_header dlpack/dlpack.h && apt-cache show libdlpack-dev >/dev/null 2>&1; then
     missing+=(libdlpack-dev)
   fi
@@ -123,6 +125,11 @@ if [ "$build_only" = 0 ] && [ "$python" = 1 ]; then
   need python3-numpy have_python_module numpy
   need python3-h5py have_python_module h5py
   need python3-matplotlib have_python_module matplotlib
+  # The notebooks (notebooks/, scripts/run_notebooks.sh): Jupyter's kernel and executor for the
+  # system's Python, which the course's module is built for.
+  need python3-ipykernel module_python_has ipykernel
+  need python3-nbclient module_python_has nbclient
+  need jupyter-nbconvert have_command jupyter-nbconvert
 fi
 if [ "$profilers" = 1 ]; then
   need valgrind have_command valgrind

@@ -387,6 +387,44 @@ def current_commit() -> str:
         return "unknown"
 
 
+# The libraries a peer's speed depends on, by the name each is imported under and the name said.
+LIBRARIES = (
+    ("numpy", "NumPy"),
+    ("cupy", "CuPy"),
+    ("torch", "PyTorch"),
+    ("jax", "JAX"),
+    ("jaxlib", "jaxlib"),
+    ("h5py", "h5py"),
+    ("grayscott", "grayscott"),
+)
+
+
+def library_versions() -> dict[str, str]:
+    """Python's version and that of each library this process imported (the peer's own, NumPy,
+    h5py when it wrote frames): a ratio against a peer is a ratio against these versions, so
+    every result names them. Read from the imported modules, never guessed."""
+    versions = {"Python": sys.version.split()[0]}
+    for module_name, said in LIBRARIES:
+        module = sys.modules.get(module_name)
+        if module is not None:
+            versions[said] = str(getattr(module, "__version__", "unknown"))
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(getattr(torch, "version", None), "cuda", None):
+        versions["PyTorch's CUDA"] = str(torch.version.cuda)
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            runtime = cupy.cuda.runtime.runtimeGetVersion()
+            versions["CuPy's CUDA runtime"] = f"{runtime // 1000}.{runtime % 1000 // 10}"
+        except Exception:  # noqa: BLE001 - no device, no driver: the version is simply not said
+            pass
+    return versions
+
+
+def describe_versions(versions: dict[str, str]) -> str:
+    return ", ".join(f"{name} {version}" for name, version in versions.items())
+
+
 def csv_row(result: Result) -> dict[str, str]:
     return {
         "implementation": result.implementation,
@@ -430,12 +468,15 @@ def describe(result: Result) -> str:
         line += f"{result.seconds:.4g} s"
     return (
         f"{line}, {result.cell_updates_per_s:.3e} cell-updates/s on {result.device} "
-        f"({result.device_name})"
+        f"({result.device_name}); {describe_versions(library_versions())}"
     )
 
 
 def report(result: Result, options: Options) -> None:
-    """The human line (on stderr under --json), then the JSON line and the CSV row if asked."""
+    """The human line (on stderr under --json), then the JSON line and the CSV row if asked. The
+    line and the JSON name the libraries' versions (library_versions()); the CSV keeps the
+    columns it shares with the C++ programs and the charts, so run.sh prints the versions beside
+    it."""
     print(describe(result), file=sys.stderr if options.json else sys.stdout, flush=True)
     row = csv_row(result)
     if options.json:
@@ -450,6 +491,7 @@ def report(result: Result, options: Options) -> None:
             "frames": result.params.frames,
             "steps_per_frame": result.params.steps_per_frame,
             "seconds_timed": result.seconds_timed,
+            "versions": library_versions(),
         }
         print(json.dumps(record), flush=True)
     if options.csv:

@@ -12,7 +12,9 @@
 # Each peer runs with the Python scripts/python.sh chooses for it: $PYTHON if set, else the first
 # of /usr/bin/python3 and python3 that has NumPy, preferring one that also has the peer's
 # library. A peer whose package or GPU is missing is skipped with its reason; the exit status is
-# 1 if a peer that ran failed (crashed, or its state was not finite), else 0.
+# 1 if a peer that ran failed (crashed, or its state was not finite), else 0. Each peer's result
+# line names Python's and its libraries' versions (harness.library_versions()); the CSV does not
+# (its columns are shared with the C++ programs), so keep this script's output beside the CSV.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -28,6 +28,7 @@
 #include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/program.hpp"
+#include "gs/reference_check.hpp"
 #include "gs/report.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
@@ -40,6 +41,7 @@ struct Row {
   std::int64_t steps_timed = 0;
   double seconds_timed = 0.0;
   bool finite = true;
+  bool disagrees = false;  // with the reference, before it was timed (exercise programs)
   double steps_per_second() const { return seconds_timed > 0 ? steps_timed / seconds_timed : 0.0; }
 };
 
@@ -497,11 +499,14 @@ int print_residency(const std::string& program_name, const std::string& path) {
 
 int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& implementations,
                       const std::string& program_name, const std::string& commit,
-                      const FrameLoop& loop) {
+                      const FrameLoop& loop, ReferenceCheck check) {
   Params params;
   std::string only;
   std::string skip;
-  std::string baseline = "l01-naive";
+  // l01-naive where the program has it, else its first row (lesson 02's program has no l01-naive)
+  std::string baseline = find_implementation(implementations, "l01-naive") != nullptr
+                             ? "l01-naive"
+                             : (implementations.empty() ? "" : implementations.back().name);
   double budget = 60.0;
   std::string markdown_path;
   std::string csv_path;
@@ -512,7 +517,9 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   add_rate_flags(app, params.rates);
   app.add_option("--impl", only, "comma-separated implementations to run (default: all usable)");
   app.add_option("--skip", skip, "comma-separated implementations to leave out");
-  app.add_option("--baseline", baseline, "implementation the speed-up is relative to")
+  app.add_option("--baseline", baseline,
+                 "implementation the speed-up is relative to (default: l01-naive where the "
+                 "program has it, else the first row)")
       ->capture_default_str();
   app.add_option("--max-seconds", budget,
                  "time budget per implementation; a slower one is timed on fewer frames and its "
@@ -650,6 +657,19 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
       })) {
     return refused;
   }
+  // An exercise program checks each implementation against the reference before timing it, and
+  // says first which ones disagree: their rows below time wrong results.
+  std::vector<const Implementation*> disagreeing;
+  if (check == ReferenceCheck::before_work) {
+    for (const Implementation* impl : selected) {
+      const std::string warning =
+          disagreement_warning(check_against_reference(*impl, params.rates), *impl);
+      if (warning.empty()) continue;
+      disagreeing.push_back(impl);
+      header << "\n" << warning;
+      std::cerr << program_name << ": " << warning;
+    }
+  }
   std::cout << header.str() << std::flush;
   if (!end_to_end.empty()) {
     return run_end_to_end(selected, params, end_to_end, flush, !no_writeback, loop, program_name,
@@ -661,6 +681,8 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
     std::cerr << "  running " << impl->name << " ..." << std::flush;
     try {
       rows.push_back(measure(*impl, params, budget));
+      rows.back().disagrees =
+          std::find(disagreeing.begin(), disagreeing.end(), impl) != disagreeing.end();
       std::cerr << " " << std::fixed << std::setprecision(3) << rows.back().seconds_timed
                 << " s for " << rows.back().steps_timed << " steps\n";
     } catch (const std::exception& error) {
@@ -684,11 +706,12 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
     const double seconds = total_steps / row.steps_per_second();
     const bool extrapolated = row.steps_timed < params.total_steps();
     const double updates = cells * row.steps_per_second();
-    table << "| " << impl.name << (row.finite ? "" : " (NOT FINITE)") << " | " << impl.lesson
-          << " | " << (impl.device == Device::gpu ? "gpu" : "cpu") << " | "
-          << (extrapolated ? "~" : "") << std::fixed << std::setprecision(seconds < 10 ? 3 : 1)
-          << seconds << " | " << std::scientific << std::setprecision(3) << updates << " | "
-          << std::fixed << std::setprecision(1);
+    table << "| " << impl.name << (row.disagrees ? " (WRONG RESULTS, see above)" : "")
+          << (row.finite ? "" : " (NOT FINITE)") << " | " << impl.lesson << " | "
+          << (impl.device == Device::gpu ? "gpu" : "cpu") << " | " << (extrapolated ? "~" : "")
+          << std::fixed << std::setprecision(seconds < 10 ? 3 : 1) << seconds << " | "
+          << std::scientific << std::setprecision(3) << updates << " | " << std::fixed
+          << std::setprecision(1);
     if (baseline_rate > 0) {
       table << row.steps_per_second() / baseline_rate << "x";
     } else {
@@ -735,11 +758,11 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
 }  // namespace
 
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
-                  const std::string& program_name, const std::string& commit,
-                  const FrameLoop& loop) {
+                  const std::string& program_name, const std::string& commit, const FrameLoop& loop,
+                  ReferenceCheck check) {
   // Each step says what failed where it fails; the guard ends the rest the course's way.
   return guarded_main(program_name, [&] {
-    return benchmark_guarded(argc, argv, implementations, program_name, commit, loop);
+    return benchmark_guarded(argc, argv, implementations, program_name, commit, loop, check);
   });
 }
 

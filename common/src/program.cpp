@@ -322,7 +322,7 @@ int finish_stdout(const std::string& program_name, int code) {
 
 int run_guarded(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
-                const FrameLoop& loop, ProgramOptions& options) {
+                const FrameLoop& loop, ReferenceCheck check, ProgramOptions& options) {
   CLI::App app{description, program_name};
   add_program_flags(app, options);
   if (loop.add_flags) loop.add_flags(app);
@@ -367,8 +367,16 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
     }
   }
 
+  // An exercise program: a learner's stub or wrong kernel is named before its figures are read.
+  std::string warning;
+  if (check == ReferenceCheck::before_work) {
+    warning = disagreement_warning(check_against_reference(*chosen, options.params.rates), *chosen);
+    if (!warning.empty()) std::cerr << program_name << ": " << warning << std::flush;
+  }
+
   // What the run throws is told by guarded_main() (run_program).
   RunResult result = loop.run(*chosen, options);
+  result.warning = warning;
   // The stepper and the writer are gone: what is left is printing, the exit and the driver's
   // teardown (not counted; the report says so).
   result.process_seconds = seconds_since_process_start();
@@ -381,7 +389,7 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
 
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
-                const FrameLoop& loop) {
+                const FrameLoop& loop, ReferenceCheck check) {
   ProgramOptions options;
   GuardWords words;
   words.after_interruption = "; no output file was left";
@@ -392,7 +400,8 @@ int run_program(int argc, char** argv, const std::vector<Implementation>& implem
   return guarded_main(
       program_name,
       [&] {
-        return run_guarded(argc, argv, implementations, program_name, description, loop, options);
+        return run_guarded(argc, argv, implementations, program_name, description, loop, check,
+                           options);
       },
       words);
 }

@@ -52,6 +52,7 @@ void print_report(std::ostream& out, const RunResult& result) {
   const double rate = result.cell_updates_per_second();
   std::ostringstream text;
   text << std::fixed << std::setprecision(3);
+  text << result.warning;
   text << "implementation  " << result.implementation << " on " << result.device_name << "\n";
   text << "grid            " << p.rows << " x " << p.cols << ", " << p.frames << " frames x "
        << p.steps_per_frame << " steps = " << result.steps << " steps\n";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gs/program.hpp"
+#include "gs/reference_check.hpp"
 #include "gs/stepper.hpp"
 
 namespace gs {
@@ -35,8 +36,13 @@ namespace gs {
 /// @param program_name shown in `--help` and in messages.
 /// @param commit the commit the table names (`git describe` at build time).
 /// @param loop the frame loop of the end-to-end mode (gs_benchmark: the best one of the build).
+/// @param check ReferenceCheck::before_work (the exercise programs): each chosen implementation is
+///        checked against the reference on a small grid before anything is timed; the ones that
+///        disagree are named first, above the table (and on stderr), and their rows marked
+///        "WRONG RESULTS". The exit status is unchanged. Off by default (gs_benchmark).
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
                   const std::string& program_name, const std::string& commit,
-                  const FrameLoop& loop = synchronous_frame_loop());
+                  const FrameLoop& loop = synchronous_frame_loop(),
+                  ReferenceCheck check = ReferenceCheck::off);
 
 }  // namespace gs

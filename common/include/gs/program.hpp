@@ -10,6 +10,7 @@
 
 #include "gs/interrupt.hpp"
 #include "gs/params.hpp"
+#include "gs/reference_check.hpp"
 #include "gs/report.hpp"
 #include "gs/stepper.hpp"
 
@@ -123,8 +124,13 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
 /// @param program_name shown in `--help` and in messages.
 /// @param description one line under the name in `--help`.
 /// @param loop the frame loop (default: the synchronous one).
+/// @param check ReferenceCheck::before_work (the exercise programs): before the run, the chosen
+///        implementation is checked against the reference on a small grid
+///        (check_against_reference()); when they disagree the program says so on stderr at once
+///        and first in its report. Silent when they agree; off by default.
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
-                const FrameLoop& loop = synchronous_frame_loop());
+                const FrameLoop& loop = synchronous_frame_loop(),
+                ReferenceCheck check = ReferenceCheck::off);
 
 }  // namespace gs

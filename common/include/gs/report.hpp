@@ -48,6 +48,9 @@ struct RunResult {
                                    ///< --no-writeback): how long the writer waited for the disk.
   std::int64_t bytes_written = 0;  ///< Frame bytes written (0 with --no-output).
   bool wrote_output = false;       ///< Whether an output file was produced.
+  std::string warning;             ///< Printed first in the report when not empty: the exercise
+                                   ///< programs' disagreement with the reference
+                                   ///< (disagreement_warning()).
 
   /// @brief Cell updates per second of compute time.
   double cell_updates_per_second() const;
