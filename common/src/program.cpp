@@ -219,6 +219,18 @@ void add_rate_flags(CLI::App& app, Rates& r) {
       ->check(float32_number());
 }
 
+const Implementation* leading_implementation(const std::vector<Implementation>& implementations,
+                                             int rows, int cols, std::string& why) {
+  // An implementation measured faster than the registry's first on this grid and machine goes
+  // first (Implementation::leads_on); the others keep the registry's order.
+  for (const Implementation& impl : implementations) {
+    if (!usable(impl) || !impl.leads_on || !grid_refusal(impl, rows, cols).empty()) continue;
+    why = impl.leads_on(rows, cols);
+    if (!why.empty()) return &impl;
+  }
+  return nullptr;
+}
+
 const Implementation* select_implementation(const std::vector<Implementation>& implementations,
                                             const std::string& name, int rows, int cols,
                                             const std::string& program_name, int& exit_code) {
@@ -245,14 +257,10 @@ const Implementation* select_implementation(const std::vector<Implementation>& i
     }
     return chosen;
   }
-  // An implementation measured faster than the registry's first on this grid and machine goes
-  // first (Implementation::leads_on); the others keep the registry's order.
-  for (const Implementation& impl : implementations) {
-    if (!usable(impl) || !impl.leads_on || !grid_refusal(impl, rows, cols).empty()) continue;
-    const std::string why = impl.leads_on(rows, cols);
-    if (why.empty()) continue;
-    std::cerr << program_name << ": choosing " << impl.name << ": " << why << "\n";
-    return &impl;
+  std::string why;
+  if (const Implementation* leader = leading_implementation(implementations, rows, cols, why)) {
+    std::cerr << program_name << ": choosing " << leader->name << ": " << why << "\n";
+    return leader;
   }
   bool passed_over = false;
   for (const Implementation& impl : implementations) {

@@ -103,6 +103,13 @@ bool usable(const Implementation& implementation);
 /// @brief "CPU (N hardware threads)" or the GPU's name: where @p implementation runs.
 std::string describe_device(const Implementation& implementation);
 
+/// @brief The implementation measured faster than the registry's first on a @p rows x @p cols
+///        grid on this machine (Implementation::leads_on: lesson 11 on a Hopper GPU), usable and
+///        taking the grid, with the reason in @p why; nullptr when none leads. What
+///        select_implementation() and lesson 10's module take first by default.
+const Implementation* leading_implementation(const std::vector<Implementation>& implementations,
+                                             int rows, int cols, std::string& why);
+
 /// @brief Picks the implementation named @p name from @p implementations, or the first usable
 ///        one that takes a @p rows x @p cols grid when @p name is empty (saying on stderr which
 ///        ones it passed over because the grid does not fit them, see

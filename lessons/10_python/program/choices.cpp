@@ -85,12 +85,19 @@ const std::vector<gs::Implementation>& registry() {
   return implementations;
 }
 
-// The implementation called `name`, or the first one this machine can run (gray_scott's
-// default); the programs' refusals otherwise.
-const gs::Implementation& choose(const std::string& name) {
+// The implementation called `name`, or gray_scott's default for a rows x cols grid: the one
+// measured fastest there (gs::leading_implementation(): lesson 11 on a Hopper GPU), else the first
+// this machine can run that takes the grid; the programs' refusals otherwise.
+const gs::Implementation& choose(const std::string& name, int rows, int cols) {
   if (name.empty()) {
+    std::string why;
+    if (const gs::Implementation* leader = gs::leading_implementation(registry(), rows, cols, why))
+      return *leader;
     for (const gs::Implementation& impl : registry()) {
-      if (gs::usable(impl)) return impl;
+      if (gs::usable(impl) && gs::grid_refusal(impl, rows, cols).empty()) return impl;
+    }
+    for (const gs::Implementation& impl : registry()) {
+      if (gs::usable(impl)) return impl;  // its own refusal of the grid then says why
     }
   }
   const gs::Implementation* chosen = gs::find_implementation(registry(), name);

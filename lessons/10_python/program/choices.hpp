@@ -33,9 +33,9 @@ void validate(int rows, int cols);
 
 // Every implementation of the build, fastest first (gs::all_implementations()).
 const std::vector<gs::Implementation>& registry();
-// The implementation called `name`, or the first one this machine can run (gray_scott's
-// default); the programs' refusals otherwise.
-const gs::Implementation& choose(const std::string& name);
+// The implementation called `name`, or gray_scott's default for a rows x cols grid (the fastest
+// that takes it here); the programs' refusals otherwise.
+const gs::Implementation& choose(const std::string& name, int rows, int cols);
 // `implementation=`: None (the default choice) or a name.
 std::string name_of(const py::object& implementation);
 
@@ -63,7 +63,7 @@ std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation,
   rates.dt = static_cast<float>(dt);
   rates.diffusion_u = static_cast<float>(du);
   rates.diffusion_v = static_cast<float>(dv);
-  const gs::Implementation& chosen = choose(name_of(implementation));
+  const gs::Implementation& chosen = choose(name_of(implementation), rows, cols);
   return std::make_unique<Made>(rows, cols, chosen, rates);
 }
 
