@@ -25,9 +25,10 @@ ladder=$data/ladder-h100-be67a77.csv
 peers=$data/peers-h100-be67a77.csv
 bandwidth=$data/bandwidth-h100-be67a77.csv
 
-# Lesson 11's rung, measured later (2026-11-28, commit e9b4e0d, same kind of H100): its row alone
-# (that sitting's other rows are in ladder-h100-e9b4e0d.csv; its CPU rows came from another host).
-on_chip=$data/ladder-h100-l11-e9b4e0d.csv
+# Lesson 11's rung: the lean kernel, measured later on an H200 (2026-11-28, commit b411b01, beside
+# l06-temporal at 0.140-0.144 s in the same runs, against 0.148 s on this ladder's H100): its row
+# alone (the first kernel's H100 row, 0.211 s at e9b4e0d, is ladder-h100-l11-e9b4e0d.csv).
+on_chip=$data/ladder-h200-l11-b411b01.csv
 
 # The ladder (top README, lesson 06, the introduction): every rung and peer of one sitting, and
 # lesson 11's; the launch-shape variants of lessons 04 and 05 have charts or tables of their own.
