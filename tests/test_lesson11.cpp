@@ -20,6 +20,7 @@
 #include "gs/lesson.hpp"
 #include "gs/reference.hpp"
 #include "on_chip.hpp"
+#include "point/lesson11_point.hpp"
 
 namespace {
 
@@ -95,6 +96,14 @@ TEST_P(HostTiles, MatchReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lesson11, HostTiles, ::testing::ValuesIn(kCases), case_name);
+
+// The lesson's point (tests/point/lesson11_point.hpp): a tile posts its edges, not its whole
+// self; posting everything passes every test above, and this one fails it (its fixture,
+// tests/fixtures/11_on_chip/posts_the_whole_tile/, is run by lesson11.point_fixture).
+TEST(Lesson11Point, EachTilePostsItsEdgesAndNothingDeeper) {
+  const std::string problem = lesson11_point::check_posts_only_edges();
+  EXPECT_TRUE(problem.empty()) << problem;
+}
 
 TEST(TilePlan, EveryCellInOneTileWithinTheLimits) {
   for (const auto& [rows, cols, blocks, shared] :
