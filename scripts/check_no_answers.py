@@ -12,7 +12,10 @@ learner reads, in lesson NN or in any other lesson (a learner of lesson 06 may o
     hand, not here): another lesson's pseudo-code level must not show lesson NN's answer;
   - every lesson's body: every file of lessons/MM_topic/ (sources, scripts, CMakeLists.txt), its
     subfolders' included (a lesson's program/), and another lesson's learner files whole;
-  - the comments of lesson NN's learner file itself (the stubs say what to achieve, not the code).
+  - the comments of lesson NN's learner file itself (the stubs say what to achieve, not the code);
+  - what every learner may read besides the lessons: README.md, docs/ (its Markdown), the decks of
+    no lesson (slides/00_introduction.md) and the notebooks (code cells, and the code of Markdown
+    cells; a notebook's line is its cell's number).
 
 Tokens are C++-ish: identifiers, numbers, string and character literals, operators; comments and
 whitespace dropped, so a line re-wrapped or re-indented still matches. A solution line of fewer
@@ -61,12 +64,14 @@ Exceptions go only through scripts/no_answers_allow.txt, one per line with its r
 material may be a glob, for the model's lines that several lessons' code writes). Run alone:
 python3 scripts/check_no_answers.py (exit status 1 and file:line for each match);
 python3 scripts/check_no_answers.py --self-test [-v] plants answers in a copy of lessons/,
-solutions/ and slides/ (a loop of lesson 06 in lesson 09's sweep.cpp, its update in lesson 09's
-pseudo-code level and in its own, a line of lesson 11 in its README, lesson 11's collect loop
-renamed and a line short in its on_chip.cpp, loop headers alone) and checks what is found.
+solutions/, slides/ and notebooks/ (a loop of lesson 06 in lesson 09's sweep.cpp, its update in
+lesson 09's pseudo-code level and in its own, a line of lesson 11 in its README, lesson 11's
+collect loop renamed and a line short in its on_chip.cpp, lesson 06's update in a notebook's
+code cell, loop headers alone) and checks what is found.
 """
 import difflib
 import fnmatch
+import json
 import pathlib
 import re
 import sys
@@ -153,9 +158,9 @@ def answer_lines(exercise, solution):
     return result
 
 
-def markdown_code(path, skip_pseudo_code):
+def markdown_code(path, skip_pseudo_code, text=None):
     """[(token, line)] sequences: each fenced block and each inline span of a Markdown file."""
-    text = path.read_text()
+    text = path.read_text() if text is None else text
     sequences, fence, block, block_start = [], None, [], 0
     level_heading = re.compile(r"^(#{2,4})\s+Level\s+\d|<summary>\s*Level\s+\d")
     skipping, skip_depth = False, 0
@@ -405,6 +410,38 @@ def lessons(root):
     return found
 
 
+def notebook_code(path):
+    """[(token, line)] sequences of a Jupyter notebook: its code cells (Python) and the code of its
+    Markdown cells; the line of a token is its cell's number (1 for the first cell)."""
+    sequences = []
+    for number, cell in enumerate(json.loads(path.read_text()).get("cells", []), 1):
+        text = "".join(cell.get("source", []))
+        if cell.get("cell_type") == "code":
+            found = [tokens(strip_comments(text, hash_comments=True))]
+        elif cell.get("cell_type") == "markdown":
+            found = markdown_code(path, False, text)
+        else:
+            continue
+        sequences.extend([(token, number) for token, _ in sequence] for sequence in found)
+    return sequences
+
+
+def course_material(root, lessons_with_folders):
+    """[(path, token sequences)]: what every learner may read besides the lessons' folders: the
+    README, docs/, the decks of no lesson folder (slides/00_introduction.md) and the notebooks."""
+    material = []
+    if (root / "README.md").exists():
+        material.append((root / "README.md", markdown_code(root / "README.md", False)))
+    for path in sorted((root / "docs").rglob("*.md")):
+        material.append((path, markdown_code(path, False)))
+    for deck in sorted((root / "slides").glob("*.md")):
+        if deck.name.split("_")[0] not in lessons_with_folders:
+            material.append((deck, markdown_code(deck, False)))
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        material.append((path, notebook_code(path)))
+    return material
+
+
 def material_of(root, lesson_dir, learner, own):
     """[(path, token sequences)]: what a learner reads in one lesson. For the lesson's own answers
     (own): the pseudo-code hint level and the learner's stubs' code are left out; for another
@@ -437,6 +474,7 @@ def check(root):
     others = sorted(p for p in (root / "lessons").iterdir() if p.is_dir() and p.name[:2].isdigit())
 
     read = {}  # (lesson folder, own): its material, read once
+    course = course_material(root, {folder.name.split("_")[0] for folder in others})
 
     def report(path, hits, what):
         where = str(path.relative_to(root))
@@ -457,6 +495,9 @@ def check(root):
                 if path.suffix != ".md":
                     hits = stretches(hits)
                 report(path, hits, "shows the answer of")
+        for path, sequences in course:
+            report(path, [hit for sequence in sequences for hit in find(sequence, answers)],
+                   "shows the answer of")
         # The lesson's own code: no loop near the answer's final form.
         for path in sorted(lesson_dir.rglob("*")):
             if path.suffix not in CODE or (path.parent == lesson_dir and path.name in learner):
@@ -469,8 +510,8 @@ def check(root):
 
 
 def self_test(verbose=False):
-    """A copy of the course with answers planted where the check must find them, and vocabulary
-    where it must not."""
+    """A copy of the course (lessons/, solutions/, slides/, notebooks/) with answers planted where
+    the check must find them, and vocabulary where it must not."""
     import shutil
     import tempfile
 
@@ -532,6 +573,16 @@ def self_test(verbose=False):
     cases.append(("lesson 11's collect loop, renamed and one line short, in on_chip.cpp",
                   l11_near_final, "has a loop near the answer loop of"))
 
+    def l06_in_notebook(root):
+        text = (root / l06).read_text()
+        line = next(l for l in text.splitlines() if "u_next = fmaf(" in l)
+        notebook = root / "notebooks" / "planted.ipynb"
+        notebook.write_text(json.dumps({"cells": [
+            {"cell_type": "markdown", "source": ["# Planted\n"]},
+            {"cell_type": "code", "source": [f"kernel = \"\"\"\n{line.strip()}\n\"\"\"\n"]}]}))
+    cases.append(("lesson 06's update in a notebook's code cell", l06_in_notebook,
+                  "notebooks/planted.ipynb:2:"))
+
     def grammar_only(root):
         planted(root, "lessons/09_parameter_sweep/sweep.cpp",
                 "\nvoid planted(int n) {\n  for (int r = 0; r < n; ++r) {\n"
@@ -544,7 +595,7 @@ def self_test(verbose=False):
             root = pathlib.Path(scratch) / "course"
             if root.exists():
                 shutil.rmtree(root)
-            for folder in ("lessons", "solutions", "slides"):
+            for folder in ("lessons", "solutions", "slides", "notebooks"):
                 shutil.copytree(ROOT / folder, root / folder,
                                 ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
             (root / "scripts").mkdir()
