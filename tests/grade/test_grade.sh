@@ -109,6 +109,7 @@ branch() { git checkout -q -B "$1" origin/main; }
 
 # --- unsolved: the shipped exercises fail
 case_unsolved() {
+  git checkout -q main  # the fork as cloned: the shipped stubs
   grade unsolved 1 01 02 --no-speed --junit "$T/junit-unsolved"
   expect unsolved "both lessons FAIL" "L['01']['status'] == 'FAIL' and L['02']['status'] == 'FAIL'"
   expect unsolved "tests ran and failed, none skipped" \
@@ -468,7 +469,7 @@ case_scaling() {
   fi
 }
 
-cases=${GS_CASES:-report skips scaling linktime has_include forged markdown unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference}
+cases=${GS_CASES:-report unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference skips scaling linktime has_include forged markdown}
 for name in $cases; do
   "case_$name"
 done
