@@ -585,11 +585,9 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   hide_solution "$lesson" "$topic"
   cmake --build "$build" -j "$jobs" --target "$test_target" "$program_target" \
     ${extra_targets[@]+"${extra_targets[@]}"} > "$RUN/logs/build-$id.log" 2>&1 || built=0
-  # The checks of what was built run while the solution is still hidden: a learner file that
-  # compiles differently when solutions/ is there is checked as it was graded.
+  # The symbol check runs while the solution is still hidden: a learner file that compiles
+  # differently when solutions/ is there is checked as it was graded.
   if [ "$built" = 1 ]; then
-    check_includes --build "$build" --target "${program_target}_impl" \
-      "$program_target" "$test_target"
     # What the compiled learner code uses: every object of the build that read a learner file
     # (lesson 10's module is none of the targets above), against the same object built from
     # upstream's stub (outside git there is no upstream stub: not checked).
@@ -603,6 +601,12 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
     fi
   fi
   restore_solutions
+  # The compiler's records, with the solutions back in the tree: a file it read that is a copy of
+  # one of them is named as such.
+  if [ "$built" = 1 ]; then
+    check_includes --build "$build" --target "${program_target}_impl" \
+      "$program_target" "$test_target"
+  fi
   if [ "$built" = 0 ]; then
     grep -E -A4 ': (fatal )?error|error:' "$RUN/logs/build-$id.log" | sed "s|$tree/||g" \
       | head -24 > "$details"
