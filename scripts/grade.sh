@@ -551,8 +551,12 @@ if failed:
 PY
 )
   [ "$status" = ERROR ] && detail="the judge did not finish: $(tail -3 "$RUN/logs/judge-$id.log" | tr '\n' ' ')"
-  printf 'status=%s\ndetail=%s\n' "$status" "$(printf '%s' "$detail" | tr '\n\t' '  ')" \
-    > "$RUN/judge-$id.rec"
+  # What the judge could not grade here, and why ("needs a GPU", "needs two GPUs").
+  local not_here
+  not_here=$(python3 -c 'import json, sys; print(", ".join(sorted({c["detail"] for c in json.load(open(sys.argv[1]))["cases"] if c["status"] == "not graded here"})))' \
+    "$judge_json" 2>/dev/null)
+  printf 'status=%s\ndetail=%s\nnot_here=%s\n' "$status" \
+    "$(printf '%s' "$detail" | tr '\n\t' '  ')" "$not_here" > "$RUN/judge-$id.rec"
   record "$key" judge "$status"
   record "$key" judge_detail "$detail"
   record "$key" judge_seed "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seed"])' "$judge_json" 2>/dev/null)"
@@ -630,10 +634,11 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   [ -n "$gpu_parts" ] && [ "$require_gpu" = 0 ] \
     && allow=(--allow-gpu-skips --allowed-skips "$tree/tests/grade/allowed_skips.txt")
   # The verdict: the judge's (apps/gs_judge.cpp), before any test of the learner's code runs.
-  local judge_status judge_detail
+  local judge_status judge_detail judge_not_here judge_partial=""
   run_judge "$key" "$id" "$program"
   judge_status=$(sed -n 's/^status=//p' "$RUN/judge-$id.rec")
   judge_detail=$(sed -n 's/^detail=//p' "$RUN/judge-$id.rec")
+  judge_not_here=$(sed -n 's/^not_here=//p' "$RUN/judge-$id.rec")
   printf 'judge %s; ' "$judge_status"
   { read -r passed failed skipped total disallowed; cat > "$details"; } \
     < <(run_tests "$build" "$id" "$timeout" "^$ns\\.exercise\\." "$key" ${allow[@]+"${allow[@]}"})
@@ -661,7 +666,11 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
       reason="$reason; the judge's cases fail too"
     fi
   elif [ "$judge_status" = PARTIAL ] && [ -z "$gpu_parts" ] && [ "$verdict" = PASS ]; then
-    verdict=FAIL reason="the judge could not grade its GPU paths on a machine that should"
+    if [[ "$judge_not_here" == *"needs a GPU"* ]]; then
+      verdict=FAIL reason="the judge could not grade its GPU paths on a machine that should"
+    else  # lesson 08's NCCL ranks on a machine of one GPU: PARTIAL once the rest passed
+      judge_partial="not graded here: the judge's NCCL ranks ($judge_not_here)"
+    fi
   fi
   printf '%s/%s cases passed, %s skipped' "$passed" "$total" "$skipped"
 
@@ -748,6 +757,8 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
 
   if [ "$verdict" = PASS ] && [ -n "$gpu_parts" ]; then
     verdict=PARTIAL reason="not graded here: GPU ($gpu_parts)"
+  elif [ "$verdict" = PASS ] && [ -n "$judge_partial" ]; then
+    verdict=PARTIAL reason=$judge_partial
   fi
   settle "$key" "$lesson" "$verdict" "$reason"
   record "$key" seconds $((SECONDS - start))
