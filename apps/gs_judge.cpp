@@ -33,6 +33,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -41,6 +42,7 @@
 
 #include "gs/hdf5_io.hpp"
 #include "gs/main_guard.hpp"
+#include "gs/output_file.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"
 #include "gs/reference.hpp"
@@ -409,11 +411,12 @@ std::vector<float> read_raw_floats(const std::string& path, std::size_t count) {
   return values;
 }
 
+// The starting state handed to lesson 10's runner, through common/'s output mechanism like every
+// file the course writes (its scratch folder is the judge's own, made fresh: no flush needed).
 void write_raw_floats(const std::string& path, const std::vector<float>& values) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(values.data()),
-            static_cast<std::streamsize>(values.size() * sizeof(float)));
-  if (!out) throw std::runtime_error("cannot write " + path);
+  const std::string bytes(reinterpret_cast<const char*>(values.data()),
+                          values.size() * sizeof(float));
+  gs::write_output_file(path, bytes, gs::OutputOptions("--scratch", nullptr), false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -619,22 +622,6 @@ Verdict judge_one(const Options& o, Shape shape, const Graded& graded, const Cas
   return verdict;
 }
 
-std::string json_text(const std::string& text) {
-  std::ostringstream out;
-  out << '"';
-  for (const unsigned char ch : text) {
-    if (ch == '"' || ch == '\\') {
-      out << '\\' << ch;
-    } else if (ch < 0x20 || ch >= 0x7f) {
-      out << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int{ch} << std::dec;
-    } else {
-      out << ch;
-    }
-  }
-  out << '"';
-  return out.str();
-}
-
 int judge(const Options& o) {
   const LessonPlan* plan = nullptr;
   for (const LessonPlan& candidate : plans()) {
@@ -683,22 +670,22 @@ int judge(const Options& o) {
   std::cout << "gs_judge: lesson " << o.lesson << ": " << status << " (seed " << o.seed << ", "
             << (o.sandbox ? "sandboxed" : "not sandboxed") << ")\n";
   if (!o.json.empty()) {
-    std::ofstream out(o.json, std::ios::trunc);
-    out << "{\"lesson\": " << json_text(o.lesson) << ", \"status\": " << json_text(status)
-        << ", \"seed\": " << o.seed << ", \"sandboxed\": " << (o.sandbox ? "true" : "false")
-        << ", \"cases\": [";
-    for (std::size_t i = 0; i < verdicts.size(); ++i) {
-      const Verdict& v = verdicts[i];
-      out << (i ? ", " : "") << "{\"graded\": " << json_text(v.graded)
-          << ", \"case\": " << v.case_index << ", \"status\": " << json_text(v.status)
-          << ", \"detail\": " << json_text(v.detail) << ", \"command\": " << json_text(v.command)
-          << "}";
+    nlohmann::ordered_json document = {{"lesson", o.lesson},
+                                       {"status", status},
+                                       {"seed", o.seed},
+                                       {"sandboxed", o.sandbox},
+                                       {"cases", nlohmann::ordered_json::array()}};
+    for (const Verdict& v : verdicts) {
+      document["cases"].push_back({{"graded", v.graded},
+                                   {"case", v.case_index},
+                                   {"status", v.status},
+                                   {"detail", v.detail},
+                                   {"command", v.command}});
     }
-    out << "]}\n";
-    if (!out) {
-      std::cerr << "gs_judge: error: cannot write " << o.json << "\n";
-      return gs::kExitFailure;
-    }
+    // The learner's process wrote part of the details: bytes that are not UTF-8 become U+FFFD.
+    const std::string text =
+        document.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    gs::write_output_file(o.json, text, gs::OutputOptions("--json", nullptr), false);
   }
   return failed ? gs::kExitFailure : gs::kExitSuccess;
 }

@@ -518,10 +518,10 @@ run_tests() {
     ${key:+--skips "$RUN/records/$key.skips"} "$@"
 }
 # run_judge KEY BUILD PROGRAM: the judge on the lesson build's exercise, its cases drawn now, the
-# learner's processes in the sandbox when there is one; writes status= and detail= into
-# $RUN/judge-BUILD.rec and the judge's JSON beside it.
+# learner's processes in the sandbox when there is one; writes status=, detail=, not_here= and
+# seed= into $RUN/judge-BUILD.rec (grade_results.py judge) and the judge's JSON beside it.
 run_judge() {
-  local key=$1 id=$2 program=$3 scratch judge_json=$RUN/judge-$2.json status detail
+  local key=$1 id=$2 program=$3 scratch judge_json=$RUN/judge-$2.json
   scratch=$(mktemp -d "$RUN/judge-scratch.XXXXXX")
   local args=(--lesson "$id" --program "$program" --scratch "$scratch" --json "$judge_json"
               --timeout "$timeout")
@@ -534,32 +534,11 @@ run_judge() {
   fi
   rm -f "$judge_json"
   "$judge" "${args[@]}" > "$RUN/logs/judge-$id.log" 2>&1
-  status=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' \
-    "$judge_json" 2>/dev/null)
-  case "$status" in
-    PASS|PARTIAL|FAIL) ;;
-    *) status=ERROR ;;
-  esac
-  detail=$(python3 - "$judge_json" <<'PY' 2>/dev/null
-import json, sys
-cases = json.load(open(sys.argv[1]))["cases"]
-failed = [c for c in cases if c["status"] == "fail"]
-if failed:
-    c = failed[0]
-    print(f"{c['graded']}, case {c['case']}: {' '.join(c['detail'].split())[:600]}"
-          f" (the case: {c['command'][:400]})")
-PY
-)
-  [ "$status" = ERROR ] && detail="the judge did not finish: $(tail -3 "$RUN/logs/judge-$id.log" | tr '\n' ' ')"
-  # What the judge could not grade here, and why ("needs a GPU", "needs two GPUs").
-  local not_here
-  not_here=$(python3 -c 'import json, sys; print(", ".join(sorted({c["detail"] for c in json.load(open(sys.argv[1]))["cases"] if c["status"] == "not graded here"})))' \
-    "$judge_json" 2>/dev/null)
-  printf 'status=%s\ndetail=%s\nnot_here=%s\n' "$status" \
-    "$(printf '%s' "$detail" | tr '\n\t' '  ')" "$not_here" > "$RUN/judge-$id.rec"
-  record "$key" judge "$status"
-  record "$key" judge_detail "$detail"
-  record "$key" judge_seed "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seed"])' "$judge_json" 2>/dev/null)"
+  # Its verdict, first failing case, what it could not grade here and its seed, as key=value.
+  python3 "$RESULTS" judge "$judge_json" --log "$RUN/logs/judge-$id.log" > "$RUN/judge-$id.rec"
+  record "$key" judge "$(sed -n 's/^status=//p' "$RUN/judge-$id.rec")"
+  record "$key" judge_detail "$(sed -n 's/^detail=//p' "$RUN/judge-$id.rec")"
+  record "$key" judge_seed "$(sed -n 's/^seed=//p' "$RUN/judge-$id.rec")"
   rm -rf "$scratch"
 }
 grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TESTS

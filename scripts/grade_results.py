@@ -21,6 +21,12 @@ script reads those with a real XML parser and writes what people and machines re
       only with --allow-gpu-skips and the label gpu (or a case named in LIST,
       tests/grade/allowed_skips.txt), never because of its message; OUT gets "case<TAB>reason<TAB>allowed".
 
+  grade_results.py judge JSON [--log LOG]
+      The judge's verdict (gs_judge --json) as the lines grade.sh records: status= (PASS,
+      PARTIAL, FAIL; ERROR when JSON is missing or unreadable, LOG's end then the detail),
+      detail= (the first failing case and its command), not_here= (why paths were not graded
+      here: "needs a GPU", "needs two GPUs"), seed=.
+
   grade_results.py symbols --build DIR --tree TREE --lesson-folder lessons/NN_topic
                    --learner FILE... --stubs DIR --cache DIR [--target T...]
       What the compiled learner code uses: each object (of the targets T; without, of the build)
@@ -847,6 +853,38 @@ def number(text, kind=int):
         return None
 
 
+def judge_command(args):
+    """The judge's JSON (gs_judge --json) as the key=value lines grade.sh records: its status
+    (ERROR when it wrote none), the first failing case with its command, what it could not grade
+    here and why, and the cases' seed."""
+    try:
+        with open(args.file, encoding="utf-8", errors="replace") as file:
+            document = json.load(file)
+        status = document["status"] if document["status"] in ("PASS", "PARTIAL", "FAIL") \
+            else "ERROR"
+        cases = document.get("cases", [])
+    except (OSError, ValueError, KeyError, TypeError):
+        document, status, cases = {}, "ERROR", []
+    detail = ""
+    failed = [case for case in cases if case.get("status") == "fail"]
+    if failed:
+        case = failed[0]
+        detail = (f"{case['graded']}, case {case['case']}: {' '.join(case['detail'].split())[:600]}"
+                  f" (the case: {case['command'][:400]})")
+    elif status == "ERROR":
+        try:
+            with open(args.log, encoding="utf-8", errors="replace") as file:
+                tail = file.read().splitlines()[-3:]
+        except OSError:
+            tail = []
+        detail = "the judge did not finish: " + " ".join(tail)
+    not_here = sorted({case["detail"] for case in cases if case.get("status") == "not graded here"})
+    for key, value in (("status", status), ("detail", detail), ("not_here", ", ".join(not_here)),
+                       ("seed", document.get("seed", ""))):
+        print(f"{key}={' '.join(str(value).split())}")
+    return 0
+
+
 def md_inline(text):
     """@p text as literal Markdown on one line: the learner's code writes some of what the
     scoreboard shows (a skip's reason, a compiler's message), and only the grader writes
@@ -1099,6 +1137,9 @@ def main():
     results.add_argument("--allow-gpu-skips", action="store_true")
     results.add_argument("--allowed-skips")
     results.add_argument("--skips")
+    judge = commands.add_parser("judge")
+    judge.add_argument("file")
+    judge.add_argument("--log", default="")
     symbols = commands.add_parser("symbols")
     symbols.add_argument("--build", required=True)
     symbols.add_argument("--tree", required=True)
@@ -1115,6 +1156,8 @@ def main():
         return results_command(args)
     if args.command == "symbols":
         return symbols_command(args)
+    if args.command == "judge":
+        return judge_command(args)
     return junit_command(args) if args.command == "junit" else report_command(args)
 
 
