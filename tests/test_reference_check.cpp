@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "captured.hpp"
 #include "gs/benchmark.hpp"
 #include "gs/program.hpp"
 #include "gs/reference_check.hpp"
@@ -56,22 +57,6 @@ gs::Implementation implementation_of(const std::string& name,
 gs::Implementation stub() {
   return implementation_of("stub", [] { return std::make_unique<StubStepper>(); });
 }
-
-// What a stream receives while this object lives, given back at its end.
-class Captured {
- public:
-  explicit Captured(std::ostream& stream)
-      : stream_(stream), previous_(stream.rdbuf(text_.rdbuf())) {}
-  ~Captured() { stream_.rdbuf(previous_); }
-  Captured(const Captured&) = delete;
-  Captured& operator=(const Captured&) = delete;
-  std::string str() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::ostream& stream_;
-  std::streambuf* previous_;
-};
 
 constexpr const char* kDisagrees = "disagrees with the reference";
 constexpr const char* kWrongResults = "The figures below time wrong results";
@@ -121,7 +106,7 @@ TEST(ReferenceCheck, AnImplementationThatRefusesTheSmallGridIsNotCheckedAndNotBl
 TEST(ReferenceCheck, AnExerciseProgramSaysSoFirstInItsReportAndOnStderr) {
   const std::vector<gs::Implementation> all = {stub()};
   const char* arguments[] = {"program", "-r", "9", "-c", "10", "-n", "2", "-e", "1", "--no-output"};
-  const Captured out(std::cout), err(std::cerr);
+  const gs::test::Captured out(std::cout), err(std::cerr);
   const int code = gs::run_program(10, const_cast<char**>(arguments), all, "program", "test",
                                    gs::synchronous_frame_loop(), gs::ReferenceCheck::before_work);
   EXPECT_EQ(code, 0) << err.str();
@@ -135,7 +120,7 @@ TEST(ReferenceCheck, ProgramsThatDoNotCheckAndRightImplementationsSayNothing) {
   for (const bool checking : {false, true}) {
     const std::vector<gs::Implementation> all = {checking ? gs::reference_implementation()
                                                           : stub()};
-    const Captured out(std::cout), err(std::cerr);
+    const gs::test::Captured out(std::cout), err(std::cerr);
     const int code = gs::run_program(
         10, const_cast<char**>(arguments), all, "program", "test", gs::synchronous_frame_loop(),
         checking ? gs::ReferenceCheck::before_work : gs::ReferenceCheck::off);
@@ -149,7 +134,7 @@ TEST(ReferenceCheck, ProgramsThatDoNotCheckAndRightImplementationsSayNothing) {
 TEST(ReferenceCheck, TheBenchmarkNamesTheWrongOneAboveTheTableAndMarksItsRow) {
   const std::vector<gs::Implementation> all = {stub(), gs::reference_implementation()};
   const char* arguments[] = {"benchmark", "-r", "9", "-c", "10", "-n", "1", "-e", "1"};
-  const Captured out(std::cout), err(std::cerr);
+  const gs::test::Captured out(std::cout), err(std::cerr);
   const int code = gs::run_benchmark(9, const_cast<char**>(arguments), all, "benchmark", "test",
                                      gs::synchronous_frame_loop(), gs::ReferenceCheck::before_work);
   EXPECT_EQ(code, 0) << err.str();
@@ -170,7 +155,7 @@ TEST(ReferenceCheck, TheBenchmarksDefaultBaselineIsOneTheProgramHas) {
   slow.name = "slow";
   const std::vector<gs::Implementation> all = {gs::reference_implementation(), slow};
   const char* arguments[] = {"benchmark", "-r", "9", "-c", "10", "-n", "1", "-e", "1"};
-  const Captured out(std::cout), err(std::cerr);
+  const gs::test::Captured out(std::cout), err(std::cerr);
   const int code = gs::run_benchmark(9, const_cast<char**>(arguments), all, "benchmark", "test");
   EXPECT_EQ(code, 0) << err.str();
   EXPECT_NE(out.str().find("speed-up vs slow |"), std::string::npos) << out.str();

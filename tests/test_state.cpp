@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "captured.hpp"
 #include "gs/benchmark.hpp"
 #include "gs/program.hpp"
 #include "gs/state.hpp"
@@ -79,27 +80,11 @@ gs::Implementation cpu_implementation(const std::string& name, int max_cells) {
   return implementation;
 }
 
-// What a stream (std::cout, std::cerr) receives while this object lives, given back at its end.
-class Captured {
- public:
-  explicit Captured(std::ostream& stream)
-      : stream_(stream), previous_(stream.rdbuf(text_.rdbuf())) {}
-  ~Captured() { stream_.rdbuf(previous_); }
-  Captured(const Captured&) = delete;
-  Captured& operator=(const Captured&) = delete;
-  std::string str() const { return text_.str(); }
-
- private:
-  std::ostringstream text_;
-  std::ostream& stream_;
-  std::streambuf* previous_;
-};
-
 // Runs select_implementation() with std::cerr captured.
 const gs::Implementation* select(const std::vector<gs::Implementation>& all,
                                  const std::string& name, int rows, int cols, std::string& said,
                                  int& exit_code) {
-  const Captured err(std::cerr);
+  const gs::test::Captured err(std::cerr);
   const gs::Implementation* chosen =
       gs::select_implementation(all, name, rows, cols, "test", exit_code);
   said = err.str();
@@ -139,7 +124,7 @@ TEST(GridRefusal, TheBenchmarkLeavesOutAnImplementationThatRefusesTheGridSayingW
   const std::vector<gs::Implementation> all = {cpu_implementation("small-only", 100),
                                                cpu_implementation("any", 0)};
   const char* arguments[] = {"benchmark", "-r", "11", "-c", "10", "-n", "1", "-e", "1"};
-  const Captured out(std::cout), err(std::cerr);
+  const gs::test::Captured out(std::cout), err(std::cerr);
   const int code = gs::run_benchmark(9, const_cast<char**>(arguments), all, "benchmark", "test");
   EXPECT_EQ(code, 0) << err.str();
   EXPECT_NE(err.str().find("skipping small-only: only 100 cells fit"), std::string::npos)
