@@ -57,6 +57,20 @@ std::string small_output(const std::string& dir) {
   return path;
 }
 
+// A stand-in ffmpeg in DIR/bin (to put first on PATH) that writes each argument it receives on a
+// line of its own into DIR/ffmpeg_arguments.txt; returns DIR/bin.
+std::string stand_in_ffmpeg(const std::string& dir) {
+  const std::string bin = dir + "/bin";
+  fs::create_directories(bin);
+  {
+    std::ofstream script(bin + "/ffmpeg");
+    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(dir + "/ffmpeg_arguments.txt")
+           << "\n";
+  }
+  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
+  return bin;
+}
+
 bool is_png(const fs::path& path) {
   std::ifstream png(path, std::ios::binary);
   char signature[8] = {};
@@ -201,15 +215,8 @@ TEST(Render, GifWithoutGiflibIsRefusedBeforeAnyWork) {
 TEST(Render, VideoRunsFfmpegWithAnArgumentVectorNeverAShell) {
   const std::string dir = fresh_directory("render_video");
   const std::string h5 = small_output(dir);
-  // A stand-in ffmpeg that writes each argument it receives on a line of its own.
-  const std::string bin = dir + "/bin";
-  fs::create_directories(bin);
+  const std::string bin = stand_in_ffmpeg(dir);
   const std::string log = dir + "/ffmpeg_arguments.txt";
-  {
-    std::ofstream script(bin + "/ffmpeg");
-    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(log) << "\n";
-  }
-  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
   const std::string hostile = "x'; touch PWNED; echo '.mp4";
   const std::string frames = "Bob's frames";
   const Outcome outcome =
@@ -501,14 +508,8 @@ TEST(Render, OlderFramesBeyondTheOnesWrittenAreNamedAndKeptOutOfTheVideo) {
   const Outcome all = run(kRender + " " + h5 + " -d " + frames);
   ASSERT_EQ(all.exit_code, 0) << all.output;
   EXPECT_EQ(all.output.find("warning"), std::string::npos) << all.output;
-  const std::string bin = dir + "/bin";
-  fs::create_directories(bin);
+  const std::string bin = stand_in_ffmpeg(dir);
   const std::string log = dir + "/ffmpeg_arguments.txt";
-  {
-    std::ofstream script(bin + "/ffmpeg");
-    script << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << shell_quoted(log) << "\n";
-  }
-  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
   const Outcome shorter = run("PATH=" + shell_quoted(bin) + ":\"$PATH\" " + kRender + " " + h5 +
                               " -d " + frames + " --stride 2 --video " + dir + "/run.mp4");
   ASSERT_EQ(shorter.exit_code, 0) << shorter.output;
