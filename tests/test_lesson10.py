@@ -913,35 +913,9 @@ def check_interrupted(output: str, waited: float) -> None:
     assert same == "True", "the state after the interruption is not that of the steps counted"
 
 
-FORK_SCRIPT = """
-    import multiprocessing, sys
-    import grayscott
-
-    def advance(name):
-        sim = grayscott.Simulation(64, 64, name)
-        sim.advance(4)
-        return sim.steps
-
-    if __name__ == "__main__":
-        openmp = sys.argv[1]
-        parent = grayscott.Simulation(128, 128, openmp)
-        parent.advance(8)  # OpenMP's threads now exist in this process
-        with multiprocessing.get_context("fork").Pool(1) as pool:
-            print("forked, one thread:", pool.apply(advance, ("reference",)), flush=True)
-            try:
-                pool.apply(advance, (openmp,))
-                print("forked, OpenMP: no error", flush=True)
-            except RuntimeError as error:
-                print("forked, OpenMP: RuntimeError:", error, flush=True)
-        with multiprocessing.get_context("spawn").Pool(1) as pool:
-            print("spawned, OpenMP:", pool.apply(advance, (openmp,)), flush=True)
-"""
-
-# GNU OpenMP started in the parent by another library than the module (here through ctypes, as
-# NumPy's BLAS or a second extension would): a parallel region of 4 threads leaves libgomp's pool
-# on the forking thread. The child's first parallel region, in the module, would wait forever for
-# the pool's threads, which fork() did not copy.
-FORK_AFTER_OTHER_OPENMP_SCRIPT = """
+# A parent starts OpenMP (the lines put at {start}, one of the two ways below), then forks a child that runs the module:
+# one thread, then OpenMP (a RuntimeError, never a hang), then a spawned child with OpenMP.
+FORK_SCRIPT_TEMPLATE = """
     import ctypes, ctypes.util, multiprocessing, sys
     import grayscott
 
@@ -952,9 +926,7 @@ FORK_AFTER_OTHER_OPENMP_SCRIPT = """
 
     if __name__ == "__main__":
         openmp = sys.argv[1]
-        libgomp = ctypes.CDLL(sys.argv[2])
-        region = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda data: None)
-        libgomp.GOMP_parallel(region, None, ctypes.c_uint(4), ctypes.c_uint(0))
+{start}
         with multiprocessing.get_context("fork").Pool(1) as pool:
             print("forked, one thread:", pool.apply(advance, ("reference",)), flush=True)
             try:
@@ -965,6 +937,20 @@ FORK_AFTER_OTHER_OPENMP_SCRIPT = """
         with multiprocessing.get_context("spawn").Pool(1) as pool:
             print("spawned, OpenMP:", pool.apply(advance, (openmp,)), flush=True)
 """
+
+# The module's own OpenMP: the parent advances an OpenMP implementation first.
+FORK_SCRIPT = FORK_SCRIPT_TEMPLATE.replace("{start}", """\
+        parent = grayscott.Simulation(128, 128, openmp)
+        parent.advance(8)  # OpenMP's threads now exist in this process""")
+
+# GNU OpenMP started in the parent by another library than the module (here through ctypes, as
+# NumPy's BLAS or a second extension would): a parallel region of 4 threads leaves libgomp's pool
+# on the forking thread. The child's first parallel region, in the module, would wait forever for
+# the pool's threads, which fork() did not copy.
+FORK_AFTER_OTHER_OPENMP_SCRIPT = FORK_SCRIPT_TEMPLATE.replace("{start}", """\
+        libgomp = ctypes.CDLL(sys.argv[2])
+        region = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda data: None)
+        libgomp.GOMP_parallel(region, None, ctypes.c_uint(4), ctypes.c_uint(0))""")
 
 # A parent with one thread when it forks had no OpenMP pool to lose: its child runs OpenMP (a
 # parent with more, such as one whose CUDA runtime started its threads, gets the refusal).
