@@ -537,21 +537,19 @@ def self_test(verbose=False):
     cases.append(("lesson 06's load loop copied into lesson 09's sweep.cpp", l06_in_l09,
                   "lessons/09_parameter_sweep/sweep.cpp:"))
 
-    def l06_in_l09_pseudo(root):
-        text = (root / l06).read_text()
-        line = next(l for l in text.splitlines() if "u_next = fmaf(" in l)
-        planted(root, "lessons/09_parameter_sweep/HINTS.md",
-                f"\n## Level 3 — pseudo-code\n\n```\n{line.strip()}\n```\n")
-    cases.append(("lesson 06's update in lesson 09's pseudo-code level", l06_in_l09_pseudo,
-                  "lessons/09_parameter_sweep/HINTS.md:"))
+    def l06_update_in_pseudo(hints):
+        """Plants lesson 06's update line in the pseudo-code level of @p hints."""
+        def plant(root):
+            text = (root / l06).read_text()
+            line = next(l for l in text.splitlines() if "u_next = fmaf(" in l)
+            planted(root, hints, f"\n## Level 3 — pseudo-code\n\n```\n{line.strip()}\n```\n")
+        return plant
 
-    def l06_in_own_pseudo(root):
-        text = (root / l06).read_text()
-        line = next(l for l in text.splitlines() if "u_next = fmaf(" in l)
-        planted(root, "lessons/06_fused_stencil/HINTS.md",
-                f"\n## Level 3 — pseudo-code\n\n```\n{line.strip()}\n```\n")
-    cases.append(("lesson 06's update in its own pseudo-code level (allowed)", l06_in_own_pseudo,
-                  None))
+    cases.append(("lesson 06's update in lesson 09's pseudo-code level",
+                  l06_update_in_pseudo("lessons/09_parameter_sweep/HINTS.md"),
+                  "lessons/09_parameter_sweep/HINTS.md:"))
+    cases.append(("lesson 06's update in its own pseudo-code level (allowed)",
+                  l06_update_in_pseudo("lessons/06_fused_stencil/HINTS.md"), None))
 
     def l11_in_readme(root):
         text = (root / l11).read_text()
