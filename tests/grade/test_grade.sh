@@ -106,6 +106,14 @@ log_has() {  # log_has CASE DESCRIPTION REGEX
 solve() { cp "solutions/$1/$2" "lessons/$1/$2"; }
 commit() { git add -A && git commit -q -m "$1"; }
 branch() { git checkout -q -B "$1" origin/main; }
+# attack FRAGMENT FILE MESSAGE [SED]: on a branch of upstream, the learner FILE (cut first by the sed
+# script SED, when given) with tests/grade/attacks/FRAGMENT.fragment appended, committed.
+attack() {
+  branch "$1"
+  [ -z "${4:-}" ] || sed -i "$4" "$2"
+  cat "tests/grade/attacks/$1.fragment" >> "$2"
+  commit "$3"
+}
 
 # --- unsolved: the shipped exercises fail
 case_unsolved() {
@@ -354,9 +362,7 @@ case_report() {
 # linktime: the learner file defines the tests' own comparisons, which the linker takes in place
 # of the test support's (once: lesson 01 PASS 44/44 with the exercise unsolved)
 case_linktime() {
-  branch linktime
-  cat tests/grade/attacks/linktime.fragment >> lessons/01_profiling/interior.hpp
-  commit "lesson 01: the tests' comparisons replaced"
+  attack linktime lessons/01_profiling/interior.hpp "lesson 01: the tests' comparisons replaced"
   grade linktime 1 01 --no-speed --no-sanitize
   expect linktime "the judge's cases fail (it links none of the learner's code)" \
     "L['01']['judge']['status'] == 'FAIL' and 'the reference' in L['01']['judge']['detail']"
@@ -366,10 +372,8 @@ case_linktime() {
 
 # has_include: the reference called only where the solution is out of sight (once: PASS 44/44)
 case_has_include() {
-  branch has_include
-  sed -i '/^inline void update_interior/,$d' lessons/01_profiling/interior.hpp
-  cat tests/grade/attacks/has_include.fragment >> lessons/01_profiling/interior.hpp
-  commit "lesson 01: the reference behind __has_include"
+  attack has_include lessons/01_profiling/interior.hpp \
+    "lesson 01: the reference behind __has_include" '/^inline void update_interior/,$d'
   grade has_include 1 01 --no-speed --no-sanitize
   expect has_include "INVALID: __has_include named" \
     "L['01']['status'] == 'INVALID' and any('__has_include' in x for x in L['01']['invalid_reasons'])"
@@ -380,9 +384,7 @@ case_has_include() {
 # forged: a static constructor writes an all-passed report where GTEST_OUTPUT says and exits 0
 # (once: lesson 02's stubs PASS 73/73)
 case_forged() {
-  branch forged
-  cat tests/grade/attacks/forged_report.fragment >> lessons/02_simd_threads/row_loop.hpp
-  commit "lesson 02: a forged report"
+  attack forged_report lessons/02_simd_threads/row_loop.hpp "lesson 02: a forged report"
   grade forged 1 02 --no-speed --no-sanitize
   expect forged "FAIL by the judge, whatever the reports say" \
     "L['02']['status'] == 'FAIL' and L['02']['judge']['status'] == 'FAIL' and 'judge' in L['02']['reason']"
@@ -392,9 +394,7 @@ case_forged() {
 # markdown: a compiler message that holds a fence and a false heading (once: a second PASS
 # heading in the --markdown scoreboard)
 case_markdown() {
-  branch markdown
-  cat tests/grade/attacks/markdown.fragment >> lessons/01_profiling/interior.hpp
-  commit "lesson 01: a static_assert that writes Markdown"
+  attack markdown lessons/01_profiling/interior.hpp "lesson 01: a static_assert that writes Markdown"
   grade markdown 1 01 --no-speed --no-sanitize --markdown "$T/markdown.md"
   # Headings outside fenced blocks, read as CommonMark reads fences (a fence of N backticks ends
   # at a line of N or more): what a reader of the scoreboard sees as headings.
