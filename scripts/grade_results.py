@@ -341,6 +341,7 @@ PREPROCESSOR_TRICKS = [
      "a pragma that changes what the preprocessor sees"),
     (re.compile(r"\b__(FILE|BASE_FILE|FILE_NAME|COUNTER|TIMESTAMP|DATE|TIME)__\b"),
      "a macro that says where or when the code is compiled"),
+    (re.compile(r"\b(asm|__asm__|__asm)\b"), "inline assembly (a system call no symbol shows)"),
 ]
 
 
@@ -486,6 +487,11 @@ FORBIDDEN_SYMBOLS = [
      "the registry of the course's implementations"),
     (re.compile(r"^(dlsym|dlvsym|dlopen|dlmopen)(@.*)?$"),
      "a symbol looked up at run time, which no check of the build can follow"),
+    # (tests/grade/attacks/spawn.fragment: a program started from the learner's code could build
+    # and run the solution that the learner's own checkout holds, out of every check's sight)
+    (re.compile(r"^(system|popen|fork|vfork|clone|clone3|syscall|execl|execlp|execle|execv|execve"
+                r"|execvp|execvpe|fexecve|posix_spawnp?)(@.*)?$"),
+     "another program started from the learner's code, which no check of the build can follow"),
 ]
 LESSON_NAMESPACE = re.compile(r"\blesson(\d\d)(_cpu)?::")
 NM_LINE = re.compile(r"^\s*(?:[0-9a-fA-F]+\s+)?([A-Za-z?-])\s+(.+)$")

@@ -44,6 +44,7 @@
 #                 the definitions outside the lesson's namespace make it INVALID
 #   has_include   the reference behind __has_include: INVALID, the trick and the symbol named
 #   forged        an all-passed GoogleTest report forged by a static constructor: FAIL by the judge
+#   spawn         std::system called from the learner file: INVALID, the call named
 #   markdown      a compiler message holding a fence and a false PASS heading: the scoreboard
 #                 shows one heading, the grader's
 # (tests/grade/attacks/ holds the attacks' fragments.)
@@ -391,6 +392,16 @@ case_forged() {
   expect forged "the learner's code ran in the sandbox" "r['sandboxed'] is True"
 }
 
+# spawn: a program started from the learner's code (std::system here; fork, exec, posix_spawn,
+# popen and inline assembly the same), which could build and run the solution of the learner's
+# own checkout while the judge waits
+case_spawn() {
+  attack spawn lessons/01_profiling/interior.hpp "lesson 01: a shell started from its code"
+  grade spawn 1 01 --no-speed --no-sanitize
+  expect spawn "INVALID: the call of system named" \
+    "L['01']['status'] == 'INVALID' and any('uses system' in x and 'another program' in x for x in L['01']['invalid_reasons'])"
+}
+
 # markdown: a compiler message that holds a fence and a false heading (once: a second PASS
 # heading in the --markdown scoreboard)
 case_markdown() {
@@ -469,7 +480,7 @@ case_scaling() {
   fi
 }
 
-cases=${GS_CASES:-report unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference skips scaling linktime has_include forged markdown}
+cases=${GS_CASES:-report unsolved solved tampered cmake broken hang names asan teacher template symlink include exit reference skips scaling linktime has_include forged spawn markdown}
 for name in $cases; do
   "case_$name"
 done
