@@ -271,9 +271,68 @@ TEST(Lesson08Gpu, TwoRanksEdgeFirstMatchTheReference) {
   gpu_run(2, "nccl", "--edge-first");
 }
 
+// The peer exchange (each GPU writes its neighbours' halos through CUDA IPC): one GPU per rank
+// where there are enough, else ranks sharing GPUs (IPC within one device works the same way,
+// the GPU time-slicing the ranks' kernels). 2, 3 and 4 ranks, an odd grid, a random starting
+// state, halos from 1 row to deeper than a frame's steps; the run must say it used the peer path.
+TEST(Lesson08Gpu, PeerToPeerMatchesTheReferenceOnTwoThreeAndFourRanks) {
+  GS_REQUIRE_GPU();
+  const int rows = 67, cols = 131, frames = 3, steps = 9;
+  const struct {
+    int ranks, halo;
+  } cases[] = {{2, 1}, {2, 4}, {2, 13}, {3, 2}, {3, 9}, {4, 3}, {4, 5}};
+  for (const auto& item : cases) {
+    const std::string name =
+        std::to_string(item.ranks) + " ranks, halo " + std::to_string(item.halo);
+    const fs::path dir =
+        fresh_directory("peer_" + std::to_string(item.ranks) + "_" + std::to_string(item.halo));
+    const std::string output = (dir / "frames.h5").string();
+    const Outcome outcome =
+        run("timeout 120 " + mpirun(item.ranks,
+                                    "-r 67 -c 131 -n 3 -e 9 --seed 4242 --no-fsync "
+                                    "--transport peer --halo " +
+                                        std::to_string(item.halo) + " -o " + output));
+    ASSERT_EQ(outcome.exit_code, 0) << name << ":\n" << outcome.output;
+    EXPECT_NE(outcome.output.find("exchange: peer to peer"), std::string::npos) << name << ":\n"
+                                                                                << outcome.output;
+    gs::Params params;
+    params.rows = rows;
+    params.cols = cols;
+    params.seed = 4242;
+    gs::State state = gs::starting_state(params);
+    gs::FrameReader reader(output);
+    ASSERT_EQ(reader.info().frames, frames) << name;
+    for (int frame = 0; frame < frames; ++frame) {
+      gs::reference_advance(state, gs::Rates{}, steps);
+      const std::vector<float> v = reader.read_frame(frame);
+      EXPECT_TRUE(
+          gs::test::fields_match("v", rows, cols, v.data(), state.v.data(), gs::test::kTolerance))
+          << name << ", frame " << frame;
+    }
+  }
+}
+
+// Where the GPUs cannot reach each other (forced here with GS_PEER=off, as a user can), the run
+// says why and exchanges through NCCL (or MPI through host memory), with the same frames.
+TEST(Lesson08Gpu, PeerRefusedFallsBackAndSaysWhy) {
+  GS_REQUIRE_GPU();
+  const fs::path dir = fresh_directory("peer_refused");
+  const std::string output = (dir / "frames.h5").string();
+  const Outcome outcome =
+      run("GS_PEER=off timeout 120 " + mpirun(2,
+                                              "-r 67 -c 131 -n 3 -e 9 --halo 4 --no-fsync "
+                                              "--transport peer -o " +
+                                                  output));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_NE(outcome.output.find("peer to peer refused (rank 0: GS_PEER=off"), std::string::npos)
+      << outcome.output;
+  EXPECT_EQ(outcome.output.find("exchange: peer to peer"), std::string::npos) << outcome.output;
+  expect_reference_frames(output, 67, 131, 3, 9);
+}
+
 TEST(Lesson08Gpu, ExchangeCheckOnGpus) {
   GS_REQUIRE_GPU();
-  for (const std::string transport : {"mpi", "nccl"}) {
+  for (const std::string transport : {"mpi", "peer", "nccl"}) {
     if (transport == "nccl" && (gpu_count() < 2 || !built_with_nccl())) continue;
     const Outcome outcome =
         run(mpirun(2, "exchange-check -r 40 -c 70 --halo 5 --transport " + transport));

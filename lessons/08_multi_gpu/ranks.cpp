@@ -57,6 +57,7 @@
 #include <cuda_runtime.h>
 
 #include "gs/cuda_check.hpp"
+#include "peer_exchange.hpp"  // the GPUs write each other's halos (GPU ranks on one node)
 #endif
 
 namespace GS_LESSON_NAMESPACE {
@@ -138,20 +139,39 @@ const char* name_of(Transport transport) {
       return "MPI through pinned host buffers (device -> host, MPI, host -> device)";
     case Transport::nccl:
       return "NCCL between device buffers";
+    case Transport::peer:
+      return "peer to peer (each GPU writes its neighbours' halos, one kernel, no host)";
   }
   return "?";
 }
 
-Transport choose_transport(const gs::Implementation& implementation, const std::string& asked) {
+const char* key_of(Transport transport) {
+  switch (transport) {
+    case Transport::host:
+      return "host";
+    case Transport::staged:
+      return "staged";
+    case Transport::nccl:
+      return "nccl";
+    case Transport::peer:
+      return "peer";
+  }
+  return "?";
+}
+
+Transport choose_transport(const gs::Implementation& implementation, const std::string& asked,
+                           [[maybe_unused]] bool edge_first) {
   if (implementation.device == gs::Device::cpu) return Transport::host;
+  if (asked == "mpi") return Transport::staged;
+  if (asked == "peer") return Transport::peer;
 #if GS_HAVE_NCCL
-  if (asked != "mpi") return Transport::nccl;
+  if (asked == "nccl" || edge_first) return Transport::nccl;
 #else
   if (asked == "nccl") {
     throw std::runtime_error("--transport nccl: this build has no NCCL (install libnccl-dev)");
   }
 #endif
-  return Transport::staged;
+  return Transport::peer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,6 +216,16 @@ RankSlab::RankSlab(const gs::Implementation& implementation, const HaloPlan& pla
 
 std::pair<double, double> RankSlab::connect() {
   gs::Stopwatch clock;
+#if GS_HAVE_CUDA
+  if (transport_ == Transport::peer) {
+    transport_note_ = PeerExchange::problem(plan_, MPI_COMM_WORLD);  // the same on every rank
+    if (transport_note_.empty()) {
+      peer_ = std::make_unique<PeerExchange>(plan_, MPI_COMM_WORLD);
+    } else {
+      transport_ = GS_HAVE_NCCL ? Transport::nccl : Transport::staged;
+    }
+  }
+#endif
 #if GS_HAVE_NCCL
   if (transport_ == Transport::nccl) init_nccl();
 #endif
@@ -227,6 +257,8 @@ std::pair<double, double> RankSlab::connect() {
     }
   } else if (overlap_wanted_ && transport_ == Transport::staged) {
     overlap_note_ = "edge first needs NCCL";
+  } else if (overlap_wanted_ && transport_ == Transport::peer) {
+    overlap_note_ = "edge first is built on NCCL: --transport nccl";
   }
 #else
   if (overlap_wanted_ && transport_ == Transport::staged) overlap_note_ = "edge first needs NCCL";
@@ -235,6 +267,9 @@ std::pair<double, double> RankSlab::connect() {
 }
 
 RankSlab::~RankSlab() {
+#if GS_HAVE_CUDA
+  peer_.reset();  // waits for its exchanges, unmaps the neighbours' mailboxes
+#endif
 #if GS_HAVE_NCCL
   edge_first_.reset();  // waits for its transfers, before the communicator goes
   if (nccl_ != nullptr) ncclCommDestroy(nccl_);
@@ -284,6 +319,18 @@ void RankSlab::synchronize() {
   attempt([&] { stepper_->synchronize(); });
 }
 
+double RankSlab::time_exchanges(int count) {
+  synchronize();
+  MPI_Barrier(MPI_COMM_WORLD);
+  gs::Stopwatch clock;
+  for (int round = 0; round < count; ++round) exchange();
+  synchronize();
+  const double mine = clock.seconds() / std::max(1, count);
+  double slowest = mine;
+  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
 void RankSlab::own_rows(std::vector<float>& u, std::vector<float>& v, bool with_u) {
   gs::State state(extended_rows(), plan_.cols);
   attempt([&] { stepper_->fetch(state); });
@@ -308,6 +355,10 @@ void RankSlab::whole(gs::State& state) {
 void RankSlab::exchange_on_gpu([[maybe_unused]] const gs::FieldView& view) {
 #if GS_HAVE_CUDA
   const auto stream = static_cast<cudaStream_t>(view.stream);
+  if (transport_ == Transport::peer) {
+    peer_->exchange(view);
+    return;
+  }
 #if GS_HAVE_NCCL
   if (transport_ == Transport::nccl) {
     // One group around both fields (NCCL groups nest): their eight transfers start together

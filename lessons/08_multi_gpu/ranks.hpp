@@ -82,18 +82,26 @@ std::string cuda_awareness();
 // with the limits the plans follow when GS_DEVICE_LIMITS replaces the device's.
 std::string choose_gpu(int local_rank);
 
-enum class Transport { host, staged, nccl };
+enum class Transport { host, staged, nccl, peer };
 
 const char* name_of(Transport transport);
 
-// The exchange a rank of `implementation` uses, given --transport (`asked`: nccl, mpi or auto).
-Transport choose_transport(const gs::Implementation& implementation, const std::string& asked);
+// The short name of a transport in the benchmark's CSV (host, staged, nccl, peer).
+const char* key_of(Transport transport);
+
+// The exchange a rank of `implementation` uses, given --transport (`asked`: auto, peer, nccl or
+// mpi) and --edge-first. GPU ranks: auto means peer (the GPUs write each other's halos), except
+// edge first, which is built on NCCL. Peer is what a rank asks for: RankSlab::connect() checks
+// that the ranks' GPUs can reach each other, and falls back to NCCL (or MPI) when they cannot.
+Transport choose_transport(const gs::Implementation& implementation, const std::string& asked,
+                           bool edge_first);
 
 // ---------------------------------------------------------------------------------------------
 // One rank's slab: its stepper and the exchange
 // ---------------------------------------------------------------------------------------------
 
-class EdgeFirst;  // edge_first.hpp
+class EdgeFirst;     // edge_first.hpp
+class PeerExchange;  // peer_exchange.hpp
 
 class RankSlab {
  public:
@@ -108,7 +116,17 @@ class RankSlab {
   // message, and the staged exchange allocates its pinned buffer at the first one: paid here,
   // measured and reported on its own line, never inside the timed frames.
   // Returns the seconds: {communicator, first exchanges}.
+  // The peer exchange is checked here (every rank's GPU must reach its neighbours'): when it
+  // cannot run, the slab falls back to NCCL (or MPI through host memory) and transport_note()
+  // says why.
   std::pair<double, double> connect();
+  // The exchange the ranks use (after connect(): peer may have fallen back), and why it is not
+  // the one asked for ("" when it is).
+  Transport transport() const { return transport_; }
+  const std::string& transport_note() const { return transport_note_; }
+  // A collective: `count` exchanges in a row, queued, waited for once; the seconds per exchange
+  // of the slowest rank (every rank gets it). What one exchange costs, apart from the steps.
+  double time_exchanges(int count);
   // Whether the exchange runs behind the compute (edge first), and why not when it was asked.
   bool overlapped() const {
 #if GS_HAVE_NCCL
@@ -178,6 +196,7 @@ class RankSlab {
 #endif
 
 #if GS_HAVE_CUDA
+  std::unique_ptr<PeerExchange> peer_;  // the GPUs write each other's halos, or none
   struct PinnedFree {
     void operator()(float* pointer) const;
   };
@@ -186,6 +205,7 @@ class RankSlab {
   const gs::Implementation& implementation_;
   HaloPlan plan_;
   Transport transport_;
+  std::string transport_note_;  // why the exchange is not the one asked for
   bool overlap_wanted_;
   std::string overlap_note_;  // why the exchange is not behind the compute, when it was wanted
   std::unique_ptr<gs::Stepper> stepper_;

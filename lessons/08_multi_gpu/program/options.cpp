@@ -82,9 +82,12 @@ void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
   app.add_option("--halo", options.halo,
                  "rows exchanged with each neighbour = steps between two exchanges, at least 1 "
                  "(default: the steps of a frame)");
-  app.add_option("--transport", options.transport,
-                 "halo exchange of GPU ranks: nccl, mpi (staged through host memory) or auto")
-      ->check(CLI::IsMember({"auto", "nccl", "mpi"}))
+  app.add_option(
+         "--transport", options.transport,
+         "halo exchange of GPU ranks: peer (each GPU writes its neighbours' halos; ranks on "
+         "one node whose GPUs reach each other, else NCCL), nccl, mpi (staged through host "
+         "memory) or auto (peer; nccl with --edge-first)")
+      ->check(CLI::IsMember({"auto", "peer", "nccl", "mpi"}))
       ->capture_default_str();
   app.add_flag("--edge-first", options.edge_first,
                "GPU ranks with NCCL: the exchange behind the steps (the boundary rows computed "
@@ -195,7 +198,7 @@ Verdict check_before_the_run(const Options& options, const std::vector<gs::Imple
   chosen = choose_implementation(all, options.implementation_name, rank_prefix, verdict);
   if (chosen == nullptr) return verdict;
   try {
-    transport = choose_transport(*chosen, options.transport);
+    transport = choose_transport(*chosen, options.transport, options.edge_first);
   } catch (const std::exception& error) {
     return stop_with(gs::kExitUsage, name + ": error: " + error.what() + "\n");
   }
@@ -224,8 +227,9 @@ std::string warnings_of(const Options& options, const gs::Implementation& chosen
       " has no effect: the ranks run '" + chosen.name +
       "' on the CPU, and CPU ranks exchange their halos through MPI in host memory, between the "
       "steps";
-  if (chosen.device == gs::Device::cpu && options.transport == "nccl") {
-    text += name + ": warning: --transport nccl" + on_cpu + "\n";
+  if (chosen.device == gs::Device::cpu &&
+      (options.transport == "nccl" || options.transport == "peer")) {
+    text += name + ": warning: --transport " + options.transport + on_cpu + "\n";
   }
   if (chosen.device == gs::Device::cpu && options.edge_first) {
     text += name + ": warning: --edge-first" + on_cpu + "\n";

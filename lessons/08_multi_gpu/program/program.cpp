@@ -153,11 +153,9 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
     std::ostringstream row;
     row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
         << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
-        << (transport == Transport::nccl     ? (overlapped ? "nccl-edge-first" : "nccl")
-            : transport == Transport::staged ? "staged"
-                                             : "host")
-        << "," << std::setprecision(6) << single << "," << together << "," << efficiency << ","
-        << (each_frame ? "each" : "end") << "\n";
+        << key_of(transport) << (overlapped ? "-edge-first" : "") << "," << std::setprecision(6)
+        << single << "," << together << "," << efficiency << "," << (each_frame ? "each" : "end")
+        << "\n";
     try {
       gs::append_to_output_file(options.csv, kCsvHeader, row.str(),
                                 gs::OutputOptions("--csv", nullptr));
@@ -264,9 +262,13 @@ int program(int argc, char** argv, const char* program_name) {
   verdict = agree(verdict_of(device), rank, size);
   if (verdict.stop) return conclude(verdict, rank);
   std::pair<double, double> set_up{0.0, 0.0};
+  double exchange_alone = 0.0;
+  constexpr int kTimedExchanges = 200;
   try {
     set_up =
         slab->connect();  // collectives of their own: a rank failing in them cannot be waited for
+    transport = slab->transport();  // peer falls back where the GPUs cannot reach each other
+    if (options.mode == "benchmark") exchange_alone = slab->time_exchanges(kTimedExchanges);
   } catch (const std::exception& error) {
     abort_every_rank(rank_prefix + "error: " + error.what() + "\n");
   }
@@ -297,9 +299,21 @@ int program(int argc, char** argv, const char* program_name) {
                                                      : " (" + slab->overlap_note() + ")"))
               << "; " << cuda_awareness() << "\n";
     std::cerr << std::fixed << std::setprecision(3) << "set-up, before any timed step: "
-              << (transport == Transport::nccl ? "NCCL communicator " : "connections ")
+              << (transport == Transport::nccl   ? "NCCL communicator "
+                  : transport == Transport::peer ? "mailboxes mapped "
+                                                 : "connections ")
               << slowest[0] << " s, first exchanges " << slowest[1] << " s\n"
               << std::defaultfloat;
+    if (!slab->transport_note().empty()) {
+      std::cerr << "peer to peer refused (" << slab->transport_note()
+                << "): the ranks exchange through " << name_of(transport) << "\n";
+    }
+    if (options.mode == "benchmark") {
+      std::cerr << std::fixed << std::setprecision(1) << "exchange alone: " << exchange_alone * 1e6
+                << " us each (" << kTimedExchanges
+                << " in a row, queued, both fields; the slowest rank)\n"
+                << std::defaultfloat;
+    }
     if (fewest_cores < 2 && size > 1 && chosen->device == gs::Device::gpu) {
       std::cerr << "warning: a rank may run on one core only (mpirun binds each rank to a core "
                    "when it starts two): the rank's own thread and the threads NCCL and CUDA "

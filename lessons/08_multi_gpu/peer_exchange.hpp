@@ -1,0 +1,376 @@
+// Lesson 08: GPUs that write each other's halos ("peer"), for GPU ranks on one node whose devices
+// can reach each other (NVLink, or PCIe peer-to-peer). Included by ranks.cpp, which nvcc compiles
+// when the build has CUDA.
+//
+// NCCL's exchange costs ~19 us however few bytes it moves (0.98 MB over NVLink take ~2 us): a
+// grouped send/receive is a protocol between two proxies, with its own kernels and handshakes.
+// Here each rank maps, once, a "mailbox" in each neighbour's memory (CUDA IPC: a handle made by the
+// owner, sent over MPI, opened by the neighbour), and every exchange is ONE kernel on the stream
+// the rank computes on:
+//
+//   1. post     copy my first `halo` own rows (both fields) into the mailbox of the rank above,
+//               my last `halo` rows into the mailbox of the rank below: stores over NVLink;
+//   2. signal   the block that finishes posting last raises a flag in each neighbour's memory:
+//               "round n has arrived" (a release store, system scope, after a system fence);
+//   3. wait     one thread per block spins on my own flags until both neighbours' round n is
+//               there (acquire loads of local memory: cheap);
+//   4. unpack   copy the mailbox into my halo rows, and count the round as done.
+//
+// No NCCL call, no MPI call, no host thread: the host only queues a kernel, and the ordering
+// between the GPUs is the flags'. The round number lives on the device, so the kernel can be
+// queued again and again (or captured in a CUDA graph) without the host counting anything.
+//
+// Why the mailbox has two slots (round n uses slot n % 2): when a rank posts round n, its
+// neighbour may still be unpacking round n - 1 (it waited for our round n - 1, which we posted at
+// the start of our previous kernel), but it has surely finished round n - 2: its kernel n - 1 had
+// started (it posted what we received), and a stream runs its kernels one after another. So slot
+// n % 2 is free without any "free" flag going back. One slot would need that second flag.
+//
+// Why the grid is never larger than what fits on the GPU at once: a block that waits (step 3)
+// occupies its SM until the neighbour posts; if posting blocks of this same kernel were still
+// queued behind waiting ones, and the neighbour's the same, neither would ever post. A grid of at
+// most the SM count (and a grid-stride loop) is resident from its start.
+//
+// The wait has a limit (GS_PEER_TIMEOUT_S, default 30 s): a neighbour that died or never queued
+// its exchange ends the kernel with a trap, an error the rank reports, not a hang.
+#pragma once
+
+#if GS_HAVE_CUDA
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "exchange_api.hpp"
+#include "gs/cuda_check.hpp"
+#include "gs/stepper.hpp"
+
+namespace GS_LESSON_NAMESPACE {
+namespace peer {
+
+// In each rank's own memory, written by its neighbours (arrived) and by itself.
+struct Flags {
+  unsigned long long arrived[2];  // the last round posted here: [0] by the rank above, [1] below
+  unsigned long long round;       // the exchanges this rank has completed
+  unsigned int posted;            // blocks of the running exchange done posting
+  unsigned int unpacked;          // blocks of the running exchange done unpacking
+};
+
+// One exchange's arguments (the same every round but for the fields, which the stepper may swap).
+struct Round {
+  float* u;  // the rank's fields, halos included: cell (0, 0), `pitch` floats per row
+  float* v;
+  std::int64_t pitch;
+  int cols, halo, top, rows, bottom;
+  float* mailbox;  // mine: [slot][side: 0 from above, 1 from below][field][halo][cols]
+  Flags* mine;
+  float* up_mailbox;  // the rank above's, mapped (nullptr: none above)
+  Flags* up_flags;
+  float* down_mailbox;  // the rank below's (nullptr: none below)
+  Flags* down_flags;
+  unsigned long long timeout_ns;
+};
+
+__host__ __device__ inline std::int64_t mailbox_floats(int halo, int cols) {
+  return std::int64_t{2} * 2 * 2 * halo * cols;  // slots x sides x fields x rows x cols
+}
+
+__device__ inline unsigned long long now_ns() {
+  unsigned long long time;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(time));
+  return time;
+}
+
+// Spins until `flag` holds at least `round`; traps after `timeout_ns`.
+__device__ inline void wait_for(unsigned long long* flag, unsigned long long round,
+                                unsigned long long timeout_ns) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> arrived(*flag);
+  const unsigned long long start = now_ns();
+  while (arrived.load(cuda::memory_order_acquire) < round) {
+    if (now_ns() - start > timeout_ns) {
+      printf("peer exchange: round %llu never arrived from a neighbour (GS_PEER_TIMEOUT_S)\n",
+             round);
+      __trap();
+    }
+  }
+}
+
+__global__ void exchange_kernel(Round p) {
+  const unsigned long long n = p.mine->round + 1;  // set by the previous kernel: stable here
+  const std::int64_t per_field = std::int64_t{p.halo} * p.cols;
+  const std::int64_t per_side = 2 * per_field;  // u then v
+  const std::int64_t slot = (n & 1) * 2 * per_side;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  const std::int64_t first = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+
+  // 1. Post: side 0 goes up (my first own rows) into the above's "from below" part (side 1 of
+  //    its mailbox), side 1 goes down (my last own rows) into the below's "from above" part.
+  for (std::int64_t i = first; i < 2 * per_side; i += stride) {
+    const int side = static_cast<int>(i / per_side);
+    float* target = side == 0 ? p.up_mailbox : p.down_mailbox;
+    if (target == nullptr) continue;
+    const std::int64_t within = i % per_side;
+    const int field = static_cast<int>(within / per_field);
+    const std::int64_t cell = within % per_field;
+    const int row = static_cast<int>(cell / p.cols);
+    const int col = static_cast<int>(cell % p.cols);
+    const int source_row = side == 0 ? p.top + row : p.top + p.rows - p.halo + row;
+    const float* source = field == 0 ? p.u : p.v;
+    target[slot + (1 - side) * per_side + within] = source[source_row * p.pitch + col];
+  }
+
+  // 2. Signal: every block fences its stores (system scope: they cross to another GPU), counts
+  //    itself; the last one raises the neighbours' flags.
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (atomicAdd(&p.mine->posted, 1u) == gridDim.x - 1) {
+      p.mine->posted = 0;
+      __threadfence_system();
+      if (p.up_flags != nullptr) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.up_flags->arrived[1])
+            .store(n, cuda::memory_order_release);
+      }
+      if (p.down_flags != nullptr) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.down_flags->arrived[0])
+            .store(n, cuda::memory_order_release);
+      }
+    }
+    // 3. Wait for the neighbours' round n (my own memory).
+    if (p.top > 0) wait_for(&p.mine->arrived[0], n, p.timeout_ns);
+    if (p.bottom > 0) wait_for(&p.mine->arrived[1], n, p.timeout_ns);
+    __threadfence();
+  }
+  __syncthreads();
+
+  // 4. Unpack into the halos (loads that skip L1: the mailbox was written by another GPU).
+  for (std::int64_t i = first; i < 2 * per_side; i += stride) {
+    const int side = static_cast<int>(i / per_side);
+    if ((side == 0 ? p.top : p.bottom) == 0) continue;
+    const std::int64_t within = i % per_side;
+    const int field = static_cast<int>(within / per_field);
+    const std::int64_t cell = within % per_field;
+    const int row = static_cast<int>(cell / p.cols);
+    const int col = static_cast<int>(cell % p.cols);
+    const int target_row = side == 0 ? row : p.top + p.rows + row;
+    float* target = field == 0 ? p.u : p.v;
+    target[target_row * p.pitch + col] = __ldcg(p.mailbox + slot + side * per_side + within);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&p.mine->unpacked, 1u) == gridDim.x - 1) {
+    p.mine->unpacked = 0;
+    p.mine->round = n;  // read by the next exchange kernel, after this one ends
+  }
+}
+
+}  // namespace peer
+
+// One rank's side of the peer exchange: its mailbox and flags (exported), its neighbours' (mapped).
+class PeerExchange {
+ public:
+  // Why the ranks cannot write each other's halos, or "" when they can: a collective of every
+  // rank of `comm`, the same answer on all. They must share one node (CUDA IPC does not cross
+  // nodes), each pair of neighbours' GPUs must reach each other (cudaDeviceCanAccessPeer, or the
+  // same GPU), and GS_PEER=off must not be set (a test takes the fallback that way).
+  static std::string problem(const HaloPlan& plan, MPI_Comm comm);
+
+  // A collective of every rank: allocates and zeroes this rank's mailbox and flags, sends their
+  // IPC handle to both neighbours, maps theirs.
+  PeerExchange(const HaloPlan& plan, MPI_Comm comm);
+  ~PeerExchange();
+  PeerExchange(const PeerExchange&) = delete;
+  PeerExchange& operator=(const PeerExchange&) = delete;
+
+  // Queues one exchange of both fields of `view` on its stream. Nothing waits on the host.
+  void exchange(const gs::FieldView& view);
+
+ private:
+  HaloPlan plan_;
+  void* own_ = nullptr;    // Flags, then the mailbox (one allocation: one handle)
+  void* above_ = nullptr;  // the neighbours' allocations, mapped
+  void* below_ = nullptr;
+  static constexpr int kThreads = 256;
+  int blocks_ = 1;
+  unsigned long long timeout_ns_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The host's part: once at the start, then one kernel per exchange
+// ---------------------------------------------------------------------------------------------
+
+namespace peer {
+
+// The lowest rank of `comm` whose `reason` is not empty, and its reason ("" when none has one):
+// every rank gets the same answer.
+inline std::string first_reason(const std::string& reason, MPI_Comm comm) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int mine = reason.empty() ? size : rank;
+  int lowest = size;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
+  if (lowest == size) return "";
+  int length = static_cast<int>(reason.size());
+  MPI_Bcast(&length, 1, MPI_INT, lowest, comm);
+  std::string text(static_cast<std::size_t>(length), ' ');
+  if (rank == lowest) text = reason;
+  MPI_Bcast(text.data(), length, MPI_CHAR, lowest, comm);
+  return "rank " + std::to_string(lowest) + ": " + text;
+}
+
+// This rank's GPU and the neighbour `other`'s, as PCI bus ids exchanged over MPI: whether this
+// rank's GPU can write the neighbour's memory ("" when it can).
+inline std::string reach(int other, const std::string& mine_bus, const std::string& other_bus) {
+  if (other < 0) return "";
+  int device = 0;
+  GS_CUDA_CHECK(cudaGetDevice(&device));
+  int other_device = -1;
+  if (cudaDeviceGetByPCIBusId(&other_device, other_bus.c_str()) != cudaSuccess) {
+    cudaGetLastError();
+    return "rank " + std::to_string(other) + "'s GPU (bus " + other_bus +
+           ") is not visible to this rank (CUDA_VISIBLE_DEVICES)";
+  }
+  if (other_device == device) return "";  // two ranks on one GPU: IPC within the device
+  int can = 0;
+  GS_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, other_device));
+  if (can == 0) {
+    return "GPU " + std::to_string(device) + " (bus " + mine_bus + ") cannot reach rank " +
+           std::to_string(other) + "'s GPU " + std::to_string(other_device) + " (bus " + other_bus +
+           ") peer to peer";
+  }
+  return "";
+}
+
+inline std::string bus_of_this_rank() {
+  int device = 0;
+  GS_CUDA_CHECK(cudaGetDevice(&device));
+  char bus[32] = {};
+  GS_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  return bus;
+}
+
+// Sends `mine` (`bytes` bytes) to both neighbours and receives theirs (a neighbour of -1: none).
+inline void swap_with_neighbours(const HaloPlan& plan, const void* mine, void* from_above,
+                                 void* from_below, int bytes, MPI_Comm comm) {
+  MPI_Request requests[4];
+  int count = 0;
+  if (plan.up >= 0) {
+    MPI_Irecv(from_above, bytes, MPI_BYTE, plan.up, 7, comm, &requests[count++]);
+    MPI_Isend(mine, bytes, MPI_BYTE, plan.up, 7, comm, &requests[count++]);
+  }
+  if (plan.down >= 0) {
+    MPI_Irecv(from_below, bytes, MPI_BYTE, plan.down, 7, comm, &requests[count++]);
+    MPI_Isend(mine, bytes, MPI_BYTE, plan.down, 7, comm, &requests[count++]);
+  }
+  MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
+}
+
+constexpr std::size_t kFlagsBytes = 256;  // the mailbox starts 256 bytes in (aligned)
+
+}  // namespace peer
+
+inline std::string PeerExchange::problem(const HaloPlan& plan, MPI_Comm comm) {
+  std::string reason;
+  const char* asked = std::getenv("GS_PEER");
+  if (asked != nullptr && std::strcmp(asked, "off") == 0) {
+    reason = "GS_PEER=off asks for the fallback";
+  }
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  if (reason.empty() && on_node != size) {
+    reason = "the ranks are on several nodes (CUDA IPC maps memory within one node only)";
+  }
+  // Every rank takes part in the swap of bus ids, whatever it found so far.
+  char mine[32] = {};
+  char above[32] = {};
+  char below[32] = {};
+  const std::string bus = peer::bus_of_this_rank();
+  std::strncpy(mine, bus.c_str(), sizeof mine - 1);
+  peer::swap_with_neighbours(plan, mine, above, below, sizeof mine, comm);
+  if (reason.empty()) reason = peer::reach(plan.up, mine, above);
+  if (reason.empty()) reason = peer::reach(plan.down, mine, below);
+  return peer::first_reason(reason, comm);
+}
+
+inline PeerExchange::PeerExchange(const HaloPlan& plan, MPI_Comm comm) : plan_(plan) {
+  const char* limit = std::getenv("GS_PEER_TIMEOUT_S");
+  const double seconds = limit != nullptr ? std::atof(limit) : 30.0;
+  timeout_ns_ = static_cast<unsigned long long>((seconds > 0.0 ? seconds : 30.0) * 1e9);
+  const std::size_t bytes =
+      peer::kFlagsBytes +
+      static_cast<std::size_t>(peer::mailbox_floats(plan.halo, plan.cols)) * sizeof(float);
+  GS_CUDA_CHECK(cudaMalloc(&own_, bytes));
+  GS_CUDA_CHECK(cudaMemset(own_, 0, bytes));
+  GS_CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before a neighbour can map it
+  cudaIpcMemHandle_t handle{};
+  cudaIpcMemHandle_t from_above{};
+  cudaIpcMemHandle_t from_below{};
+  GS_CUDA_CHECK(cudaIpcGetMemHandle(&handle, own_));
+  peer::swap_with_neighbours(plan, &handle, &from_above, &from_below, sizeof handle, comm);
+  if (plan.up >= 0) {
+    GS_CUDA_CHECK(cudaIpcOpenMemHandle(&above_, from_above, cudaIpcMemLazyEnablePeerAccess));
+  }
+  if (plan.down >= 0) {
+    GS_CUDA_CHECK(cudaIpcOpenMemHandle(&below_, from_below, cudaIpcMemLazyEnablePeerAccess));
+  }
+  int device = 0;
+  GS_CUDA_CHECK(cudaGetDevice(&device));
+  int sms = 1;
+  GS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // Resident from the start (see above): at most one block per SM, and no more than the cells.
+  const std::int64_t cells = peer::mailbox_floats(plan.halo, plan.cols) / 2;
+  blocks_ = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>(sms, (cells + kThreads - 1) / kThreads)));
+}
+
+inline PeerExchange::~PeerExchange() {
+  cudaDeviceSynchronize();  // no exchange of ours in flight
+  if (above_ != nullptr) cudaIpcCloseMemHandle(above_);
+  if (below_ != nullptr) cudaIpcCloseMemHandle(below_);
+  if (own_ != nullptr) cudaFree(own_);
+}
+
+inline void PeerExchange::exchange(const gs::FieldView& view) {
+  if (plan_.up < 0 && plan_.down < 0) return;  // one rank: nothing to exchange
+  auto flags_of = [](void* base) { return static_cast<peer::Flags*>(base); };
+  auto mailbox_of = [](void* base) {
+    return base == nullptr ? nullptr
+                           : reinterpret_cast<float*>(static_cast<char*>(base) + peer::kFlagsBytes);
+  };
+  peer::Round round{};
+  round.u = view.u;
+  round.v = view.v;
+  round.pitch = view.pitch;
+  round.cols = plan_.cols;
+  round.halo = plan_.halo;
+  round.top = plan_.top;
+  round.rows = plan_.rows;
+  round.bottom = plan_.bottom;
+  round.mailbox = mailbox_of(own_);
+  round.mine = flags_of(own_);
+  round.up_mailbox = mailbox_of(above_);
+  round.up_flags = above_ != nullptr ? flags_of(above_) : nullptr;
+  round.down_mailbox = mailbox_of(below_);
+  round.down_flags = below_ != nullptr ? flags_of(below_) : nullptr;
+  round.timeout_ns = timeout_ns_;
+  peer::exchange_kernel<<<blocks_, kThreads, 0, static_cast<cudaStream_t>(view.stream)>>>(round);
+  GS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace GS_LESSON_NAMESPACE
+
+#endif  // GS_HAVE_CUDA
