@@ -28,8 +28,8 @@
 //
 // Why the grid is never larger than what fits on the GPU at once: a block that waits (step 3)
 // occupies its SM until the neighbour posts; if posting blocks of this same kernel were still
-// queued behind waiting ones, and the neighbour's the same, neither would ever post. A grid of at
-// most the SM count (and a grid-stride loop) is resident from its start.
+// queued behind waiting ones, and the neighbour's the same, neither would ever post. A grid no
+// larger than the GPU holds at once (and a grid-stride loop) is resident from its start.
 //
 // The wait has a limit (GS_PEER_TIMEOUT_S, default 30 s): a neighbour that died or never queued
 // its exchange ends the kernel with a trap, an error the rank reports, not a hang.
@@ -103,28 +103,36 @@ __device__ inline void wait_for(unsigned long long* flag, unsigned long long rou
   }
 }
 
+// `Word`: float4 where every row starts 16 bytes aligned and `cols` is a multiple of 4 (four
+// cells per load and store: a quarter of the transactions over NVLink), else float. The mailbox
+// is the same dense array of floats either way, so two ranks may choose differently.
+template <typename Word>
 __global__ void exchange_kernel(Round p) {
+  constexpr int kWidth = sizeof(Word) / sizeof(float);
   const unsigned long long n = p.mine->round + 1;  // set by the previous kernel: stable here
-  const std::int64_t per_field = std::int64_t{p.halo} * p.cols;
+  const int cols = p.cols / kWidth;
+  const std::int64_t pitch = p.pitch / kWidth;
+  const std::int64_t per_field = std::int64_t{p.halo} * cols;
   const std::int64_t per_side = 2 * per_field;  // u then v
   const std::int64_t slot = (n & 1) * 2 * per_side;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   const std::int64_t first = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const Word* u = reinterpret_cast<const Word*>(p.u);
+  const Word* v = reinterpret_cast<const Word*>(p.v);
 
   // 1. Post: side 0 goes up (my first own rows) into the above's "from below" part (side 1 of
   //    its mailbox), side 1 goes down (my last own rows) into the below's "from above" part.
   for (std::int64_t i = first; i < 2 * per_side; i += stride) {
     const int side = static_cast<int>(i / per_side);
-    float* target = side == 0 ? p.up_mailbox : p.down_mailbox;
+    Word* target = reinterpret_cast<Word*>(side == 0 ? p.up_mailbox : p.down_mailbox);
     if (target == nullptr) continue;
     const std::int64_t within = i % per_side;
-    const int field = static_cast<int>(within / per_field);
     const std::int64_t cell = within % per_field;
-    const int row = static_cast<int>(cell / p.cols);
-    const int col = static_cast<int>(cell % p.cols);
+    const int row = static_cast<int>(cell / cols);
+    const int col = static_cast<int>(cell % cols);
     const int source_row = side == 0 ? p.top + row : p.top + p.rows - p.halo + row;
-    const float* source = field == 0 ? p.u : p.v;
-    target[slot + (1 - side) * per_side + within] = source[source_row * p.pitch + col];
+    const Word* source = within < per_field ? u : v;
+    target[slot + (1 - side) * per_side + within] = source[source_row * pitch + col];
   }
 
   // 2. Signal: every block fences its stores (system scope: they cross to another GPU), counts
@@ -152,17 +160,17 @@ __global__ void exchange_kernel(Round p) {
   __syncthreads();
 
   // 4. Unpack into the halos (loads that skip L1: the mailbox was written by another GPU).
+  const Word* mailbox = reinterpret_cast<const Word*>(p.mailbox);
   for (std::int64_t i = first; i < 2 * per_side; i += stride) {
     const int side = static_cast<int>(i / per_side);
     if ((side == 0 ? p.top : p.bottom) == 0) continue;
     const std::int64_t within = i % per_side;
-    const int field = static_cast<int>(within / per_field);
     const std::int64_t cell = within % per_field;
-    const int row = static_cast<int>(cell / p.cols);
-    const int col = static_cast<int>(cell % p.cols);
+    const int row = static_cast<int>(cell / cols);
+    const int col = static_cast<int>(cell % cols);
     const int target_row = side == 0 ? row : p.top + p.rows + row;
-    float* target = field == 0 ? p.u : p.v;
-    target[target_row * p.pitch + col] = __ldcg(p.mailbox + slot + side * per_side + within);
+    Word* target = reinterpret_cast<Word*>(within < per_field ? p.u : p.v);
+    target[target_row * pitch + col] = __ldcg(mailbox + slot + side * per_side + within);
   }
   __syncthreads();
   if (threadIdx.x == 0 && atomicAdd(&p.mine->unpacked, 1u) == gridDim.x - 1) {
@@ -331,10 +339,17 @@ inline PeerExchange::PeerExchange(const HaloPlan& plan, MPI_Comm comm) : plan_(p
   GS_CUDA_CHECK(cudaGetDevice(&device));
   int sms = 1;
   GS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // Resident from the start (see above): at most one block per SM, and no more than the cells.
-  const std::int64_t cells = peer::mailbox_floats(plan.halo, plan.cols) / 2;
+  // Resident from the start (see above): no more blocks than the GPU holds at once (the occupancy
+  // calculator's count per SM, for the wider kernel, the more demanding of the two), nor than
+  // there are cells to move.
+  int per_sm = 1;
+  GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, peer::exchange_kernel<float4>, kThreads, 0));
+  const std::int64_t words =
+      peer::mailbox_floats(plan.halo, plan.cols) / 2 / (plan.cols % 4 == 0 ? 4 : 1);
   blocks_ = static_cast<int>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>(sms, (cells + kThreads - 1) / kThreads)));
+      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t{sms} * std::max(1, per_sm),
+                                                       (words + kThreads - 1) / kThreads)));
 }
 
 inline PeerExchange::~PeerExchange() {
@@ -367,7 +382,15 @@ inline void PeerExchange::exchange(const gs::FieldView& view) {
   round.down_mailbox = mailbox_of(below_);
   round.down_flags = below_ != nullptr ? flags_of(below_) : nullptr;
   round.timeout_ns = timeout_ns_;
-  peer::exchange_kernel<<<blocks_, kThreads, 0, static_cast<cudaStream_t>(view.stream)>>>(round);
+  const auto stream = static_cast<cudaStream_t>(view.stream);
+  const bool aligned = plan_.cols % 4 == 0 && view.pitch % 4 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(view.u) % 16 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(view.v) % 16 == 0;
+  if (aligned) {
+    peer::exchange_kernel<float4><<<blocks_, kThreads, 0, stream>>>(round);
+  } else {
+    peer::exchange_kernel<float><<<blocks_, kThreads, 0, stream>>>(round);
+  }
   GS_CUDA_CHECK(cudaGetLastError());
 }
 
