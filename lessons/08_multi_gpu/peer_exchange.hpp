@@ -10,26 +10,32 @@
 //
 //   1. post     copy my first `halo` own rows (both fields) into the mailbox of the rank above,
 //               my last `halo` rows into the mailbox of the rank below: stores over NVLink;
-//   2. signal   the block that finishes posting last raises a flag in each neighbour's memory:
-//               "round n has arrived" (a release store, system scope, after a system fence);
-//   3. wait     one thread per block spins on my own flags until both neighbours' round n is
-//               there (acquire loads of local memory: cheap);
+//   2. signal   each block, once its stores are fenced (system scope: they cross to another
+//               GPU), raises its own flag in each neighbour's memory: "block b's part of round n
+//               has arrived" (a release store);
+//   3. wait     one thread of block b spins on this GPU's own flags until the neighbours' block b
+//               has posted round n (acquire loads of local memory: cheap);
 //   4. unpack   copy the mailbox into my halo rows, and count the round as done.
 //
+// Block b moves the same part of the rows on every rank (the ranks agree on the grid and on the
+// word width at the start), so a block waits for one block of each neighbour and for no block
+// of its own kernel: no counter, no "last block", no atomic.
+//
 // No NCCL call, no MPI call, no host thread: the host only queues a kernel, and the ordering
-// between the GPUs is the flags'. The round number lives on the device, so the kernel can be
+// between the GPUs is the flags'. The round numbers live on the device, so the kernel can be
 // queued again and again (or captured in a CUDA graph) without the host counting anything.
 //
-// Why the mailbox has two slots (round n uses slot n % 2): when a rank posts round n, its
-// neighbour may still be unpacking round n - 1 (it waited for our round n - 1, which we posted at
-// the start of our previous kernel), but it has surely finished round n - 2: its kernel n - 1 had
-// started (it posted what we received), and a stream runs its kernels one after another. So slot
-// n % 2 is free without any "free" flag going back. One slot would need that second flag.
+// Why the mailbox has two slots (round n uses slot n % 2): when block b posts round n, the
+// neighbour's block b may still be unpacking round n - 1 (it waited for our round n - 1, which we
+// posted at the start of our previous kernel), but it has surely finished round n - 2: the
+// neighbour's kernel n - 1 had started (its block b posted what we received), and a stream runs
+// its kernels one after another. So slot n % 2 is free without any "free" flag going back. One
+// slot would need that second flag, and a wait for it.
 //
 // Why the grid is never larger than what fits on the GPU at once: a block that waits (step 3)
-// occupies its SM until the neighbour posts; if posting blocks of this same kernel were still
-// queued behind waiting ones, and the neighbour's the same, neither would ever post. A grid no
-// larger than the GPU holds at once (and a grid-stride loop) is resident from its start.
+// occupies its SM until the neighbour posts; if the neighbour's block b were still queued behind
+// its waiting blocks, and ours the same, neither would ever post. A grid no larger than the GPU
+// holds at once (and a grid-stride loop) is resident from its start.
 //
 // The wait has a limit (GS_PEER_TIMEOUT_S, default 30 s): a neighbour that died or never queued
 // its exchange ends the kernel with a trap, an error the rank reports, not a hang.
@@ -56,12 +62,16 @@
 namespace GS_LESSON_NAMESPACE {
 namespace peer {
 
-// In each rank's own memory, written by its neighbours (arrived) and by itself.
+// The most blocks an exchange kernel runs (the GPU's resident blocks, capped): each has flags.
+constexpr int kMaxBlocks = 2048;
+
+// In each rank's own memory. Block b of an exchange kernel posts the same part of the rows on
+// every rank (the ranks agree on the grid and on the word width), so it signals its own flag, and
+// block b of the receiver waits for that flag alone: no block waits for another of its kernel.
 struct Flags {
-  unsigned long long arrived[2];  // the last round posted here: [0] by the rank above, [1] below
-  unsigned long long round;       // the exchanges this rank has completed
-  unsigned int posted;            // blocks of the running exchange done posting
-  unsigned int unpacked;          // blocks of the running exchange done unpacking
+  unsigned long long arrived[2][kMaxBlocks];  // rounds posted here by block b of the rank above
+                                              // ([0]) and of the rank below ([1])
+  unsigned long long round[kMaxBlocks];       // the exchanges block b of this rank has completed
 };
 
 // One exchange's arguments (the same every round but for the fields, which the stepper may swap).
@@ -103,80 +113,74 @@ __device__ inline void wait_for(unsigned long long* flag, unsigned long long rou
   }
 }
 
-// `Word`: float4 where every row starts 16 bytes aligned and `cols` is a multiple of 4 (four
-// cells per load and store: a quarter of the transactions over NVLink), else float. The mailbox
-// is the same dense array of floats either way, so two ranks may choose differently.
+// `Word`: float4 where the ranks agreed that every row starts 16 bytes aligned and `cols` is a
+// multiple of 4 (four cells per load and store: a quarter of the transactions over NVLink), else
+// float. Every rank must use the same: block b's part of the rows is counted in words.
 template <typename Word>
 __global__ void exchange_kernel(Round p) {
   constexpr int kWidth = sizeof(Word) / sizeof(float);
-  const unsigned long long n = p.mine->round + 1;  // set by the previous kernel: stable here
+  const int block = blockIdx.x;
+  const unsigned long long n = p.mine->round[block] + 1;  // this block's previous kernel set it
   const int cols = p.cols / kWidth;
   const std::int64_t pitch = p.pitch / kWidth;
   const std::int64_t per_field = std::int64_t{p.halo} * cols;
   const std::int64_t per_side = 2 * per_field;  // u then v
   const std::int64_t slot = (n & 1) * 2 * per_side;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  const std::int64_t first = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::int64_t first = std::int64_t{block} * blockDim.x + threadIdx.x;
   const Word* u = reinterpret_cast<const Word*>(p.u);
   const Word* v = reinterpret_cast<const Word*>(p.v);
+  Word* above = reinterpret_cast<Word*>(p.up_mailbox);
+  Word* below = reinterpret_cast<Word*>(p.down_mailbox);
 
-  // 1. Post: side 0 goes up (my first own rows) into the above's "from below" part (side 1 of
-  //    its mailbox), side 1 goes down (my last own rows) into the below's "from above" part.
-  for (std::int64_t i = first; i < 2 * per_side; i += stride) {
-    const int side = static_cast<int>(i / per_side);
-    Word* target = reinterpret_cast<Word*>(side == 0 ? p.up_mailbox : p.down_mailbox);
-    if (target == nullptr) continue;
-    const std::int64_t within = i % per_side;
-    const std::int64_t cell = within % per_field;
+  // 1. Post: my first `halo` own rows into the "from below" side (1) of the above's mailbox, my
+  //    last ones into the "from above" side (0) of the below's; item i of a side is the same
+  //    item on both ranks, and the same block moves it.
+  for (std::int64_t i = first; i < per_side; i += stride) {
+    const std::int64_t cell = i % per_field;
     const int row = static_cast<int>(cell / cols);
     const int col = static_cast<int>(cell % cols);
-    const int source_row = side == 0 ? p.top + row : p.top + p.rows - p.halo + row;
-    const Word* source = within < per_field ? u : v;
-    target[slot + (1 - side) * per_side + within] = source[source_row * pitch + col];
+    const Word* field = i < per_field ? u : v;
+    if (above != nullptr) above[slot + per_side + i] = field[(p.top + row) * pitch + col];
+    if (below != nullptr) {
+      below[slot + i] = field[(p.top + p.rows - p.halo + row) * pitch + col];
+    }
   }
 
-  // 2. Signal: every block fences its stores (system scope: they cross to another GPU), counts
-  //    itself; the last one raises the neighbours' flags.
-  __threadfence_system();
+  // 2. Signal, 3. wait: the block's stores fenced at system scope (they cross to another GPU)
+  //    before its flags are raised in the neighbours' memory; then the neighbours' block b is
+  //    waited for, on this GPU's own memory.
   __syncthreads();
   if (threadIdx.x == 0) {
-    if (atomicAdd(&p.mine->posted, 1u) == gridDim.x - 1) {
-      p.mine->posted = 0;
-      __threadfence_system();
-      if (p.up_flags != nullptr) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.up_flags->arrived[1])
-            .store(n, cuda::memory_order_release);
-      }
-      if (p.down_flags != nullptr) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.down_flags->arrived[0])
-            .store(n, cuda::memory_order_release);
-      }
+    __threadfence_system();
+    if (p.up_flags != nullptr) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.up_flags->arrived[1][block])
+          .store(n, cuda::memory_order_release);
     }
-    // 3. Wait for the neighbours' round n (my own memory).
-    if (p.top > 0) wait_for(&p.mine->arrived[0], n, p.timeout_ns);
-    if (p.bottom > 0) wait_for(&p.mine->arrived[1], n, p.timeout_ns);
+    if (p.down_flags != nullptr) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(
+          p.down_flags->arrived[0][block])
+          .store(n, cuda::memory_order_release);
+    }
+    if (p.top > 0) wait_for(&p.mine->arrived[0][block], n, p.timeout_ns);
+    if (p.bottom > 0) wait_for(&p.mine->arrived[1][block], n, p.timeout_ns);
     __threadfence();
   }
   __syncthreads();
 
   // 4. Unpack into the halos (loads that skip L1: the mailbox was written by another GPU).
   const Word* mailbox = reinterpret_cast<const Word*>(p.mailbox);
-  for (std::int64_t i = first; i < 2 * per_side; i += stride) {
-    const int side = static_cast<int>(i / per_side);
-    if ((side == 0 ? p.top : p.bottom) == 0) continue;
-    const std::int64_t within = i % per_side;
-    const std::int64_t cell = within % per_field;
+  for (std::int64_t i = first; i < per_side; i += stride) {
+    const std::int64_t cell = i % per_field;
     const int row = static_cast<int>(cell / cols);
     const int col = static_cast<int>(cell % cols);
-    const int target_row = side == 0 ? row : p.top + p.rows + row;
-    Word* target = reinterpret_cast<Word*>(within < per_field ? p.u : p.v);
-    target[target_row * pitch + col] = __ldcg(mailbox + slot + side * per_side + within);
+    Word* field = reinterpret_cast<Word*>(i < per_field ? p.u : p.v);
+    if (p.top > 0) field[row * pitch + col] = __ldcg(mailbox + slot + i);
+    if (p.bottom > 0) {
+      field[(p.top + p.rows + row) * pitch + col] = __ldcg(mailbox + slot + per_side + i);
+    }
   }
-  __syncthreads();
-  if (threadIdx.x == 0 && atomicAdd(&p.mine->unpacked, 1u) == gridDim.x - 1) {
-    p.mine->unpacked = 0;
-    p.mine->round = n;  // read by the next exchange kernel, after this one ends
-  }
+  if (threadIdx.x == 0) p.mine->round[block] = n;  // read by this block's next kernel
 }
 
 }  // namespace peer
@@ -191,8 +195,9 @@ class PeerExchange {
   static std::string problem(const HaloPlan& plan, MPI_Comm comm);
 
   // A collective of every rank: allocates and zeroes this rank's mailbox and flags, sends their
-  // IPC handle to both neighbours, maps theirs.
-  PeerExchange(const HaloPlan& plan, MPI_Comm comm);
+  // IPC handle to both neighbours, maps theirs; the ranks agree on the kernel's grid and word
+  // (float4 where every rank's rows, `pitch` floats apart, allow it).
+  PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MPI_Comm comm);
   ~PeerExchange();
   PeerExchange(const PeerExchange&) = delete;
   PeerExchange& operator=(const PeerExchange&) = delete;
@@ -207,6 +212,7 @@ class PeerExchange {
   void* below_ = nullptr;
   static constexpr int kThreads = 256;
   int blocks_ = 1;
+  bool wide_ = false;  // float4 words
   unsigned long long timeout_ns_ = 0;
 };
 
@@ -282,7 +288,8 @@ inline void swap_with_neighbours(const HaloPlan& plan, const void* mine, void* f
   MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
 }
 
-constexpr std::size_t kFlagsBytes = 256;  // the mailbox starts 256 bytes in (aligned)
+// The mailbox starts after the flags, 256-byte aligned.
+constexpr std::size_t kFlagsBytes = (sizeof(Flags) + 255) / 256 * 256;
 
 }  // namespace peer
 
@@ -314,7 +321,8 @@ inline std::string PeerExchange::problem(const HaloPlan& plan, MPI_Comm comm) {
   return peer::first_reason(reason, comm);
 }
 
-inline PeerExchange::PeerExchange(const HaloPlan& plan, MPI_Comm comm) : plan_(plan) {
+inline PeerExchange::PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MPI_Comm comm)
+    : plan_(plan) {
   const char* limit = std::getenv("GS_PEER_TIMEOUT_S");
   const double seconds = limit != nullptr ? std::atof(limit) : 30.0;
   timeout_ns_ = static_cast<unsigned long long>((seconds > 0.0 ? seconds : 30.0) * 1e9);
@@ -345,11 +353,16 @@ inline PeerExchange::PeerExchange(const HaloPlan& plan, MPI_Comm comm) : plan_(p
   int per_sm = 1;
   GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, peer::exchange_kernel<float4>, kThreads, 0));
-  const std::int64_t words =
-      peer::mailbox_floats(plan.halo, plan.cols) / 2 / (plan.cols % 4 == 0 ? 4 : 1);
-  blocks_ = static_cast<int>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t{sms} * std::max(1, per_sm),
-                                                       (words + kThreads - 1) / kThreads)));
+  // The ranks agree: block b must move the same part of the rows on both sides of a boundary.
+  int wide = plan.cols % 4 == 0 && pitch % 4 == 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &wide, 1, MPI_INT, MPI_MIN, comm);
+  wide_ = wide == 1;
+  const std::int64_t words = std::int64_t{2} * plan.halo * plan.cols / (wide_ ? 4 : 1);
+  int blocks = static_cast<int>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>({std::int64_t{sms} * std::max(1, per_sm),
+                                 (words + kThreads - 1) / kThreads, peer::kMaxBlocks})));
+  MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MIN, comm);
+  blocks_ = blocks;
 }
 
 inline PeerExchange::~PeerExchange() {
@@ -383,10 +396,11 @@ inline void PeerExchange::exchange(const gs::FieldView& view) {
   round.down_flags = below_ != nullptr ? flags_of(below_) : nullptr;
   round.timeout_ns = timeout_ns_;
   const auto stream = static_cast<cudaStream_t>(view.stream);
-  const bool aligned = plan_.cols % 4 == 0 && view.pitch % 4 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(view.u) % 16 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(view.v) % 16 == 0;
-  if (aligned) {
+  if (wide_) {
+    if (reinterpret_cast<std::uintptr_t>(view.u) % 16 != 0 ||
+        reinterpret_cast<std::uintptr_t>(view.v) % 16 != 0) {
+      throw std::logic_error("peer exchange: a field is not 16-byte aligned, as agreed");
+    }
     peer::exchange_kernel<float4><<<blocks_, kThreads, 0, stream>>>(round);
   } else {
     peer::exchange_kernel<float><<<blocks_, kThreads, 0, stream>>>(round);

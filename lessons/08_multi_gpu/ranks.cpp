@@ -220,7 +220,7 @@ std::pair<double, double> RankSlab::connect() {
   if (transport_ == Transport::peer) {
     transport_note_ = PeerExchange::problem(plan_, MPI_COMM_WORLD);  // the same on every rank
     if (transport_note_.empty()) {
-      peer_ = std::make_unique<PeerExchange>(plan_, MPI_COMM_WORLD);
+      peer_ = std::make_unique<PeerExchange>(plan_, stepper_->fields().pitch, MPI_COMM_WORLD);
     } else {
       transport_ = GS_HAVE_NCCL ? Transport::nccl : Transport::staged;
     }
