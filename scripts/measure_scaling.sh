@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Lesson 08's scaling on the GPUs of one machine, in one sitting: lesson 08's tests, a
 # compute-sanitizer run of two ranks, then `lesson08_solution benchmark` (each row times one
-# GPU and all ranks in the same run) for strong and weak scaling, each exchange (NCCL edge first,
-# NCCL between the steps, MPI through pinned host memory), the halo depths, mpirun's default
+# GPU and all ranks in the same run) for strong and weak scaling, each exchange (peer to peer,
+# NCCL between the steps, NCCL edge first, MPI through pinned host memory; GS_EXCHANGES="peer
+# nccl" for some), with the exchange alone on its own line, the halo depths, mpirun's default
 # binding against --bind-to none, NCCL's network path (sockets), ten runs in a row, and the
-# official run end to end with its output on every GPU against gray_scott on one. Rows go to
+# official run end to end with its output on each rank count against gray_scott on one GPU. Rows go to
 # $OUT/scaling.csv (the benchmark's CSV), logs to $OUT.
 #
 #   bash scripts/measure_scaling.sh                 # every GPU of the machine
@@ -83,7 +84,7 @@ row() {
   local log="$OUT/row.log"
   if timeout 120 mpirun $bind -np "$ranks" "$L08" benchmark --csv "$CSV" "$@" > "$log" 2>&1; then
     grep -oE "\| l0.*%" "$log" | tail -1
-    grep -E "^set-up" "$log" | sed 's/^/    /'
+    grep -E "^set-up|^exchange alone|refused" "$log" | sed 's/^/    /'
   else
     echo "NO ROW (rc $?): $ranks ranks $bind $*"; tail -5 "$log" | sed 's/^/    /'
     status=1
@@ -95,7 +96,8 @@ if has bench; then
   echo "| implementation | scaling | ranks | grid | halo | exchange | one device s | all ranks s | efficiency |"
   for p in $RANKS; do
     for wait in "" "--frames-queued"; do
-      for exchange in "" "--edge-first" "--transport mpi"; do
+      for name in ${GS_EXCHANGES:-peer nccl edge-first mpi}; do
+        case $name in edge-first) exchange=--edge-first ;; *) exchange="--transport $name" ;; esac
         row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 $exchange $wait
         row "$p" "--bind-to none" -r 2160 -c 3840 -n "$((FRAMES / 4))" -e 32 $exchange $wait
         row "$p" "--bind-to none" -r 1080 -c 1920 -n "$FRAMES" -e 32 --weak $exchange $wait
@@ -152,17 +154,21 @@ if has repeat; then
 fi
 
 if has end2end; then
-  echo "== the official run end to end with its output: gray_scott on one GPU, lesson 08 on $gpus"
+  echo "== the official run end to end with its output (durable: fsync, rename): gray_scott on one GPU, lesson 08 on $RANKS"
   dir=$(mktemp -d "$SCRATCH/e2e.XXXXXX")
   for i in 1 2; do
     /usr/bin/time -f "gray_scott (1 GPU): %e s wall" "$BUILD/bin/gray_scott" -o "$dir/one.h5" \
       2> "$OUT/e2e-one-$i.log" > "$OUT/e2e-one-$i.out"
     tail -1 "$OUT/e2e-one-$i.log"; grep -E "^total|^compute|^output" "$OUT/e2e-one-$i.out" | sed 's/^/    /'
     rm -f "$dir/one.h5"
-    /usr/bin/time -f "lesson08 ($gpus GPUs): %e s wall" mpirun --bind-to none -np "$gpus" "$L08" \
-      -o "$dir/all.h5" 2> "$OUT/e2e-all-$i.log" > "$OUT/e2e-all-$i.out"
-    tail -1 "$OUT/e2e-all-$i.log"; grep -E "^total|^compute|^output" "$OUT/e2e-all-$i.out" | sed 's/^/    /'
-    rm -f "$dir/all.h5"
+    for p in $RANKS; do
+      /usr/bin/time -f "lesson08 ($p GPUs): %e s wall" mpirun --bind-to none -np "$p" "$L08" \
+        -o "$dir/all.h5" 2> "$OUT/e2e-$p-$i.log" > "$OUT/e2e-$p-$i.out"
+      tail -1 "$OUT/e2e-$p-$i.log"
+      grep -E "^total|^compute|^output|^before its clock" "$OUT/e2e-$p-$i.out" | sed 's/^/    /'
+      grep -E "^set-up" "$OUT/e2e-$p-$i.log" | sed 's/^/    /'
+      rm -f "$dir/all.h5"
+    done
   done
   rm -rf "$dir"
 fi
