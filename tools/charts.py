@@ -1076,21 +1076,38 @@ def draw_scaling(args: argparse.Namespace) -> None:
 
     Reads lesson 08's benchmark CSVs (its --csv rows: scaling, ranks, rows, cols, halo, exchange,
     efficiency, wait); one line per case (strong at two sizes, weak) for the exchange asked for
-    (nccl) and the halo asked for, solid where every frame was waited for and dashed where the
-    frames were queued; the predicted ranges (lesson 08's section 9) as bars at two GPUs.
+    (nccl or peer) and the halo asked for, solid where every frame was waited for and dashed where
+    the frames were queued; another exchange (--compare) dotted; the predicted ranges (lesson 08's
+    section 9 and its peer model) as bars at two GPUs.
     """
     rows = []
+    compared = []
     for path in args.csv:
         _, table = read_table(path)
         rows += [row for row in table if row["exchange"] == args.exchange
                  and int(row["halo"]) == args.halo]
+        compared += [row for row in table if row["exchange"] == args.compare
+                     and int(row["halo"]) == args.halo and row["wait"] == "each"]
+    # The predicted ranges at two GPUs: lesson 08's section 9 (NCCL) and its peer model.
+    predictions = {
+        "nccl": ((0.81, 0.93), (0.81, 0.93), (0.56, 0.82)),
+        "peer": ((0.86, 0.88), (0.75, 0.77), (0.54, 0.57)),
+    }[args.exchange]
     cases = [  # (label, scaling, cols of the whole grid at two GPUs' strong rows, colour, prediction)
-        ("weak, 1920 × 1080 per GPU", "weak", 1920, "#0969da", (0.81, 0.93)),
-        ("strong, 3840 × 2160", "strong", 3840, "#1a7f37", (0.81, 0.93)),
-        ("strong, 1920 × 1080", "strong", 1920, "#bc4c00", (0.56, 0.82)),
+        ("weak, 1920 × 1080 per GPU", "weak", 1920, "#0969da", predictions[0]),
+        ("strong, 3840 × 2160", "strong", 3840, "#1a7f37", predictions[1]),
+        ("strong, 1920 × 1080", "strong", 1920, "#bc4c00", predictions[2]),
     ]
     figure, axes = plt.subplots(figsize=(7.2, 4.2))
     for label, scaling, cols, colour, predicted in cases:
+        points = {1: 1.0}
+        for row in compared:
+            if row["scaling"] == scaling and int(row["cols"]) == cols:
+                points[int(row["ranks"])] = float(row["efficiency"])
+        if args.compare and len(points) > 1:
+            gpus = sorted(points)
+            axes.plot(gpus, [100 * points[g] for g in gpus], ":", color=colour, linewidth=1.0,
+                      alpha=0.7, label=f"{label}, {args.compare}, each frame")
         for wait, style in (("each", "-"), ("end", "--")):
             points = {1: 1.0}
             for row in rows:
@@ -1122,7 +1139,10 @@ def draw_scaling(args: argparse.Namespace) -> None:
 def add_scaling(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser("scaling", help=draw_scaling.__doc__.splitlines()[0])
     parser.add_argument("csv", nargs="+", help="lesson 08's benchmark rows (docs/data/scaling-*.csv)")
-    parser.add_argument("--exchange", default="nccl", help="which exchange to draw (nccl)")
+    parser.add_argument("--exchange", default="nccl", choices=["nccl", "peer"],
+                        help="which exchange to draw (nccl)")
+    parser.add_argument("--compare", default="",
+                        help="another exchange drawn dotted, each frame waited for (e.g. nccl)")
     parser.add_argument("--halo", type=int, default=32, help="which halo to draw (32)")
     parser.add_argument("--title", default="Several GPUs", help="the figure's title")
     parser.add_argument(

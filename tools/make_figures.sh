@@ -99,11 +99,11 @@ charts timeline $data/timeline-cpu-no-overlap-2core-09b7902.csv \
   -o $out/timeline-cpu.svg
 
 
-# Lesson 08's scaling on two and four H200s (its README, "Results"): NCCL, --halo 32, each frame
-# waited for and frames queued, beside section 9's predictions.
-charts scaling $data/scaling-h200x2-2026-11-27.csv $data/scaling-h200x4-2026-11-27.csv \
-  --title "Lesson 08: several GPUs, NCCL, --halo 32" \
-  --note "H200 x 2 (e4daee5) and x 4 (db35525), 2026-11-27; l06-temporal on every rank" \
+# Lesson 08's scaling on two and four H200s (its README, "Results"): the peer exchange, --halo 32,
+# each frame waited for and frames queued, NCCL dotted (the same sitting), beside the predictions.
+charts scaling $data/scaling-h200x4-peer-446143d.csv --exchange peer --compare nccl \
+  --title "Lesson 08: several GPUs, peer to peer, --halo 32" \
+  --note "H200 x 4 (NV18), 2026-11-28, commit 446143d; l06-temporal on every rank; NCCL dotted" \
   -o $out/scaling.svg
 
 # What a call costs from Python (lesson 10's Results): call_cost.py's table of the H100 sitting.

@@ -54,6 +54,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "exchange_api.hpp"
 #include "gs/cuda_check.hpp"
@@ -195,8 +197,8 @@ class PeerExchange {
   static std::string problem(const HaloPlan& plan, MPI_Comm comm);
 
   // A collective of every rank: allocates and zeroes this rank's mailbox and flags, sends their
-  // IPC handle to both neighbours, maps theirs; the ranks agree on the kernel's grid and word
-  // (float4 where every rank's rows, `pitch` floats apart, allow it).
+  // IPC handle to every rank (MPI_Allgather), maps its neighbours'; the ranks agree on the kernel's
+  // grid and word (float4 where every rank's rows, `pitch` floats apart, allow it).
   PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MPI_Comm comm);
   ~PeerExchange();
   PeerExchange(const PeerExchange&) = delete;
@@ -272,20 +274,19 @@ inline std::string bus_of_this_rank() {
   return bus;
 }
 
-// Sends `mine` (`bytes` bytes) to both neighbours and receives theirs (a neighbour of -1: none).
-inline void swap_with_neighbours(const HaloPlan& plan, const void* mine, void* from_above,
-                                 void* from_below, int bytes, MPI_Comm comm) {
-  MPI_Request requests[4];
-  int count = 0;
-  if (plan.up >= 0) {
-    MPI_Irecv(from_above, bytes, MPI_BYTE, plan.up, 7, comm, &requests[count++]);
-    MPI_Isend(mine, bytes, MPI_BYTE, plan.up, 7, comm, &requests[count++]);
-  }
-  if (plan.down >= 0) {
-    MPI_Irecv(from_below, bytes, MPI_BYTE, plan.down, 7, comm, &requests[count++]);
-    MPI_Isend(mine, bytes, MPI_BYTE, plan.down, 7, comm, &requests[count++]);
-  }
-  MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
+// Every rank's `bytes` bytes, rank by rank (a collective; a few bytes each, once at the start),
+// from which a rank takes its neighbours'.
+inline std::vector<char> from_every_rank(const void* mine, int bytes, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(static_cast<std::size_t>(size) * static_cast<std::size_t>(bytes));
+  MPI_Allgather(mine, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm);
+  return all;
+}
+
+// Rank `rank`'s entry of from_every_rank()'s answer.
+inline const char* entry(const std::vector<char>& all, int rank, int bytes) {
+  return all.data() + static_cast<std::size_t>(rank) * static_cast<std::size_t>(bytes);
 }
 
 // The mailbox starts after the flags, 256-byte aligned.
@@ -310,14 +311,16 @@ inline std::string PeerExchange::problem(const HaloPlan& plan, MPI_Comm comm) {
     reason = "the ranks are on several nodes (CUDA IPC maps memory within one node only)";
   }
   // Every rank takes part in the swap of bus ids, whatever it found so far.
-  char mine[32] = {};
-  char above[32] = {};
-  char below[32] = {};
+  constexpr int kBus = 32;
+  char mine[kBus] = {};
   const std::string bus = peer::bus_of_this_rank();
-  std::strncpy(mine, bus.c_str(), sizeof mine - 1);
-  peer::swap_with_neighbours(plan, mine, above, below, sizeof mine, comm);
-  if (reason.empty()) reason = peer::reach(plan.up, mine, above);
-  if (reason.empty()) reason = peer::reach(plan.down, mine, below);
+  std::strncpy(mine, bus.c_str(), kBus - 1);
+  const std::vector<char> buses = peer::from_every_rank(mine, kBus, comm);
+  for (const int other : {plan.up, plan.down}) {
+    if (reason.empty() && other >= 0) {
+      reason = peer::reach(other, mine, peer::entry(buses, other, kBus));
+    }
+  }
   return peer::first_reason(reason, comm);
 }
 
@@ -333,15 +336,14 @@ inline PeerExchange::PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MP
   GS_CUDA_CHECK(cudaMemset(own_, 0, bytes));
   GS_CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before a neighbour can map it
   cudaIpcMemHandle_t handle{};
-  cudaIpcMemHandle_t from_above{};
-  cudaIpcMemHandle_t from_below{};
   GS_CUDA_CHECK(cudaIpcGetMemHandle(&handle, own_));
-  peer::swap_with_neighbours(plan, &handle, &from_above, &from_below, sizeof handle, comm);
-  if (plan.up >= 0) {
-    GS_CUDA_CHECK(cudaIpcOpenMemHandle(&above_, from_above, cudaIpcMemLazyEnablePeerAccess));
-  }
-  if (plan.down >= 0) {
-    GS_CUDA_CHECK(cudaIpcOpenMemHandle(&below_, from_below, cudaIpcMemLazyEnablePeerAccess));
+  constexpr int kHandle = sizeof(cudaIpcMemHandle_t);
+  const std::vector<char> handles = peer::from_every_rank(&handle, kHandle, comm);
+  for (const auto& [other, mapped] : {std::pair{plan.up, &above_}, std::pair{plan.down, &below_}}) {
+    if (other < 0) continue;
+    cudaIpcMemHandle_t theirs{};
+    std::memcpy(&theirs, peer::entry(handles, other, kHandle), kHandle);
+    GS_CUDA_CHECK(cudaIpcOpenMemHandle(mapped, theirs, cudaIpcMemLazyEnablePeerAccess));
   }
   int device = 0;
   GS_CUDA_CHECK(cudaGetDevice(&device));
