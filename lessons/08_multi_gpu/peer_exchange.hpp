@@ -363,6 +363,11 @@ inline PeerExchange::PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MP
   int blocks = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>({std::int64_t{sms} * std::max(1, per_sm),
                                  (words + kThreads - 1) / kThreads, peer::kMaxBlocks})));
+  // GS_PEER_BLOCKS=N asks for fewer (never more than fit): a knob to measure what a block's
+  // fence and flags cost against the parallelism of its stores.
+  if (const char* asked = std::getenv("GS_PEER_BLOCKS"); asked != nullptr && std::atoi(asked) > 0) {
+    blocks = std::min(blocks, std::atoi(asked));
+  }
   MPI_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_INT, MPI_MIN, comm);
   blocks_ = blocks;
 }
