@@ -4,6 +4,7 @@
 // a symbolic link is written through with the mode kept; names fit NAME_MAX; the room allowed
 // for HDF5's metadata covers what HDF5 writes; temporaries of dead processes are reported.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
@@ -73,6 +75,40 @@ TEST(Hdf5, RoundTripKeepsFramesAndAttributes) {
   EXPECT_FLOAT_EQ(reader.info().params.rates.diffusion_v, 0.05f);
   for (int f = 0; f < 3; ++f) EXPECT_EQ(reader.read_frame(f), frame_values(params, f));
   EXPECT_THROW(reader.read_frame(3), gs::OutputError);
+}
+
+// Lesson 08's ranks write their own rows of each frame into the writer's file themselves: every
+// chunk allocated at creation, each frame's place known, the rows written by pwrite through a
+// descriptor of another open (as another process would), out of order, in two halves; the file
+// read back is the course's file, frame for frame.
+TEST(Hdf5, FramesWrittenElsewhereAtTheirOffsetsReadBack) {
+  const gs::Params params = small_params(temp_path("elsewhere.h5"));
+  {
+    gs::FrameWriter writer(params.output, params, "unit-test", gs::FrameWriterOptions(),
+                           gs::FrameLayout::chunks_allocated);
+    EXPECT_THROW(writer.frame_offset(params.frames), gs::OutputError);
+    EXPECT_THROW(writer.commit(), gs::OutputError);  // no frame written yet
+    const int descriptor = ::open(writer.temporary_path().c_str(), O_WRONLY | O_NOFOLLOW);
+    ASSERT_GE(descriptor, 0);
+    const std::size_t row_bytes = static_cast<std::size_t>(params.cols) * sizeof(float);
+    for (int f = params.frames - 1; f >= 0; --f) {
+      const std::vector<float> v = frame_values(params, f);
+      const int half = params.rows / 2;
+      for (const auto& [first, count] : {std::pair{half, params.rows - half}, std::pair{0, half}}) {
+        const auto written = ::pwrite(descriptor, v.data() + first * params.cols, count * row_bytes,
+                                      writer.frame_offset(f) + first * row_bytes);
+        ASSERT_EQ(written, static_cast<ssize_t>(count * row_bytes));
+      }
+    }
+    ::close(descriptor);
+    writer.mark_written_elsewhere();
+    writer.commit();
+  }
+  gs::FrameReader reader(params.output);
+  for (int f = 0; f < params.frames; ++f) EXPECT_EQ(reader.read_frame(f), frame_values(params, f));
+  gs::FrameWriter chunked(temp_path("chunked.h5"), params, "unit-test");
+  EXPECT_THROW(chunked.frame_offset(0), gs::OutputError);
+  EXPECT_THROW(chunked.mark_written_elsewhere(), gs::OutputError);
 }
 
 TEST(Hdf5, LayoutIsTheCourseLayout) {

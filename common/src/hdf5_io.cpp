@@ -239,12 +239,14 @@ struct FrameWriter::Hdf5 {
 };
 
 FrameWriter::FrameWriter(const std::string& path, const Params& params,
-                         const std::string& implementation, FrameWriterOptions options)
+                         const std::string& implementation, FrameWriterOptions options,
+                         FrameLayout layout)
     : path_(path),
       hdf5_(std::make_unique<Hdf5>()),
       rows_(params.rows),
       cols_(params.cols),
-      frames_(params.frames) {
+      frames_(params.frames),
+      layout_(layout) {
   prepare_hdf5();
   const std::int64_t frame_bytes = params.cells() * std::int64_t{sizeof(float)};
   if (frame_bytes > kMaxFrameBytes) {
@@ -280,6 +282,11 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
     hdf5_->memory_space = take(H5Screate_simple(3, chunk, nullptr), H5Sclose, dataset_error);
     const Handle create_properties = take(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, dataset_error);
     check(H5Pset_chunk(create_properties.get(), 3, chunk), dataset_error);
+    if (layout_ == FrameLayout::chunks_allocated) {
+      // Every chunk's space taken now (not written: no fill), so that each frame's place is
+      // known before any frame, to every process that writes into it.
+      check(H5Pset_alloc_time(create_properties.get(), H5D_ALLOC_TIME_EARLY), dataset_error);
+    }
     // Every chunk is written exactly once: filling it with zeros first would write twice.
     check(H5Pset_fill_time(create_properties.get(), H5D_FILL_TIME_NEVER), dataset_error);
     hdf5_->dataset =
@@ -288,6 +295,23 @@ FrameWriter::FrameWriter(const std::string& path, const Params& params,
              H5Dclose, dataset_error);
     for (const AttributeField& field : kAttributes) {
       write_attribute(hdf5_->dataset.get(), field, params, implementation, in_quotes(temporary));
+    }
+    if (layout_ == FrameLayout::chunks_allocated) {
+      offsets_.reserve(static_cast<std::size_t>(frames_));
+      for (int frame = 0; frame < frames_; ++frame) {
+        const hsize_t origin[3] = {static_cast<hsize_t>(frame), 0, 0};
+        unsigned filters = 0;
+        haddr_t address = HADDR_UNDEF;
+        hsize_t size = 0;
+        check(H5Dget_chunk_info_by_coord(hdf5_->dataset.get(), origin, &filters, &address, &size),
+              dataset_error + ": cannot find the chunk of frame " + std::to_string(frame));
+        if (address == HADDR_UNDEF || static_cast<std::int64_t>(size) != frame_bytes) {
+          throw OutputError(dataset_error + ": the chunk of frame " + std::to_string(frame) +
+                            " was not allocated whole");
+        }
+        offsets_.push_back(static_cast<std::int64_t>(address));
+      }
+      check(H5Fflush(hdf5_->file.get(), H5F_SCOPE_LOCAL), "cannot flush " + in_quotes(temporary));
     }
   } catch (...) {
     abandon();
@@ -338,6 +362,26 @@ void FrameWriter::write_frame(int index, const float* v) {
     ++frames_written_;
     bytes_written_ += std::int64_t{rows_} * cols_ * std::int64_t{sizeof(float)};
   }
+}
+
+std::int64_t FrameWriter::frame_offset(int index) const {
+  if (layout_ != FrameLayout::chunks_allocated) {
+    throw OutputError("frame_offset: the file's chunks are allocated as frames are written");
+  }
+  if (index < 0 || index >= frames_) {
+    throw OutputError("frame index " + std::to_string(index) + " is outside [0, " +
+                      std::to_string(frames_) + ")");
+  }
+  return offsets_[static_cast<std::size_t>(index)];
+}
+
+void FrameWriter::mark_written_elsewhere() {
+  if (layout_ != FrameLayout::chunks_allocated) {
+    throw OutputError("mark_written_elsewhere: the file's frames are written by write_frame()");
+  }
+  written_.assign(static_cast<std::size_t>(frames_), true);
+  frames_written_ = frames_;
+  bytes_written_ = std::int64_t{frames_} * rows_ * cols_ * std::int64_t{sizeof(float)};
 }
 
 void FrameWriter::commit(bool flush_to_disk) {

@@ -60,6 +60,15 @@ std::int64_t output_file_bytes(const Params& params);
 ///        what programs use.
 using FrameWriterOptions = OutputOptions;
 
+/// @brief How FrameWriter lays out the frames in its file.
+enum class FrameLayout {
+  chunk_per_frame,  ///< One HDF5 chunk per frame, allocated as it is written (write_frame()).
+  /// The same chunks, every one allocated when the file is created: each frame's bytes lie at
+  /// frame_offset(), where other processes may write their rows of it directly (lesson 08's
+  /// ranks, each writing its own slab); mark_written_elsewhere() then stands for write_frame().
+  chunks_allocated,
+};
+
 /// @brief Writes the frames of one run; the file appears at its final name only on commit().
 ///        While it exists, its temporary file is one a second signal deletes
 ///        (add_partial_output()).
@@ -75,7 +84,8 @@ class FrameWriter {
   /// @throws OutputError when the frame is larger than kMaxFrameBytes, the output path is
   ///         refused, or the file cannot be created.
   FrameWriter(const std::string& path, const Params& params, const std::string& implementation,
-              FrameWriterOptions options = FrameWriterOptions());
+              FrameWriterOptions options = FrameWriterOptions(),
+              FrameLayout layout = FrameLayout::chunk_per_frame);
   /// @brief Closes and deletes the temporary file unless commit() succeeded.
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;             ///< Owns HDF5 handles: not copyable.
@@ -85,6 +95,13 @@ class FrameWriter {
   ///        writeback of the bytes it added to the file and, beyond the bytes allowed in flight,
   ///        waits for earlier frames to reach the disk (OutputFile::written()).
   void write_frame(int index, const float* v);
+  /// @brief FrameLayout::chunks_allocated: the byte offset of frame @p index (0-based) in the
+  ///        file (its chunk's address), where its rows * cols little-endian floats go, row by row.
+  /// @throws OutputError for the chunked layout or an index outside the frames.
+  std::int64_t frame_offset(int index) const;
+  /// @brief FrameLayout::chunks_allocated: every frame was written into the file by other
+  ///        means (pwrite at frame_offset(), by this process or another); commit() may go on.
+  void mark_written_elsewhere();
   /// @brief Checks that every frame was written, closes the file, flushes it to the disk (fsync
   ///        of the file, and of its directory after the rename) unless @p flush_to_disk is false,
   ///        and renames it to its final name.
@@ -121,6 +138,8 @@ class FrameWriter {
   int frames_written_ = 0;
   std::int64_t bytes_written_ = 0;
   bool committed_ = false;
+  FrameLayout layout_ = FrameLayout::chunk_per_frame;
+  std::vector<std::int64_t> offsets_;  // chunks_allocated: each frame's place in the file
 };
 
 /// @brief What an output file says about itself.
