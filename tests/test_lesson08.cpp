@@ -137,6 +137,40 @@ TEST(Lesson08Runs, FramesEqualTheReferenceWithOneTwoAndThreeRanks) {
   }
 }
 
+// Each rank writes its own rows of every frame into the one file (--output-by ranks, what GPU
+// ranks do by default): 1, 2 and 3 ranks, rows that divide and rows that do not, a random
+// starting state; the file read back must hold the reference's frames, and say it is complete.
+TEST(Lesson08Runs, EachRankWritingItsOwnRowsMakesTheReferenceFile) {
+  const int cols = 41, frames = 5, steps = 6;
+  for (const RunCase c :
+       {RunCase{1, 37, "reference"}, RunCase{2, 36, "reference"}, RunCase{3, 37, "l02-simd-omp"}}) {
+    const fs::path dir = fresh_directory("own_rows_" + std::to_string(c.ranks) + "_" + c.impl);
+    const std::string output = (dir / "frames.h5").string();
+    const Outcome outcome = run(mpirun(
+        c.ranks, "-r " + std::to_string(c.rows) + " -c " + std::to_string(cols) + " -n " +
+                     std::to_string(frames) + " -e " + std::to_string(steps) +
+                     " --halo 3 --seed 77 --output-by ranks --impl " + c.impl + " -o " + output));
+    ASSERT_EQ(outcome.exit_code, 0) << c.ranks << " ranks, " << c.impl << ":\n" << outcome.output;
+    EXPECT_NE(outcome.output.find("each rank writes its own rows"), std::string::npos)
+        << outcome.output;
+    SCOPED_TRACE(std::to_string(c.ranks) + " ranks, " + c.impl);
+    gs::Params params;
+    params.rows = c.rows;
+    params.cols = cols;
+    params.seed = 77;
+    gs::State state = gs::starting_state(params);
+    gs::FrameReader reader(output);
+    ASSERT_EQ(reader.info().frames, frames);
+    for (int frame = 0; frame < frames; ++frame) {
+      gs::reference_advance(state, gs::Rates{}, steps);
+      const std::vector<float> v = reader.read_frame(frame);
+      EXPECT_TRUE(
+          gs::test::fields_match("v", c.rows, cols, v.data(), state.v.data(), gs::test::kTolerance))
+          << "frame " << frame;
+    }
+  }
+}
+
 TEST(Lesson08Runs, SlabsThinnerThanTheHaloAreRefused) {
   const fs::path dir = fresh_directory("too_many_ranks");
   const Outcome outcome =
@@ -541,6 +575,32 @@ TEST(Lesson08Failures, AWriteErrorOnTheWriterRankStopsEveryRank) {
       GS_LESSON_PROGRAM + " " + arguments + "\" : " + GS_MPIEXEC_NUMPROC_FLAG + " 1 " +
       GS_LESSON_PROGRAM + " " + arguments;
   expect_one_verdict(run(within_a_minute(command)), 1, "is the disk full?", output);
+}
+
+// The same when each rank writes its own rows (--output-by ranks) and the write that fails is
+// rank 1's, not the file's creator's: every rank stops with rank 1's message, rank 0 deletes the
+// temporary file, the previous file stays.
+TEST(Lesson08Failures, AWriteErrorOnAnotherRankStopsEveryRankAndKeepsThePreviousFile) {
+  const std::string output = (fresh_directory("write_error_rank1") / "x.h5").string();
+  {
+    std::ofstream previous(output);
+    previous << "the previous file";
+  }
+  const std::string arguments =
+      "--impl reference -r 128 -c 128 -n 40 -e 1 --output-by ranks -o " + output;
+  const std::string command =
+      std::string(GS_MPIEXEC) + " --mca btl self,tcp --mca btl_tcp_if_include lo " +
+      GS_MPIEXEC_NUMPROC_FLAG + " 1 " + GS_LESSON_PROGRAM + " " + arguments + " : " +
+      GS_MPIEXEC_NUMPROC_FLAG + " 1 sh -c \"trap '' XFSZ; ulimit -f 256; exec " +
+      GS_LESSON_PROGRAM + " " + arguments + "\"";
+  const Outcome outcome = run(within_a_minute(command));
+  EXPECT_EQ(outcome.exit_code, 1) << "(124: timed out, the ranks hung)\n" << outcome.output;
+  EXPECT_EQ(occurrences(outcome.output, "rank 1: error: writing this rank's rows of frame"), 1u)
+      << outcome.output;
+  std::ifstream kept(output);
+  const std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "the previous file");
+  EXPECT_TRUE(gs::test::partial_files_of(output).empty());
 }
 
 // The seed of v lies in rows [7R/16 - 4, R/2 - 4): rows 17-19 of 48, in rank 1's slab of three.

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -17,11 +18,25 @@
 #include "gs/interrupt.hpp"
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
+#include "slab_output.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 
 // kCheck computes nothing: it is a round that only asks every rank whether it may go on.
-enum Command : int { kLoad, kAdvance, kFetchV, kFetch, kSynchronize, kCheck, kStop };
+// kOpenOutput, kWriteOwn (steps: the frame) and kCloseOutput: each rank writes its own rows
+// (slab_output.hpp).
+enum Command : int {
+  kLoad,
+  kAdvance,
+  kFetchV,
+  kFetch,
+  kSynchronize,
+  kCheck,
+  kStop,
+  kOpenOutput,
+  kWriteOwn,
+  kCloseOutput
+};
 
 struct Message {
   int command;
@@ -88,7 +103,8 @@ class Follower {
   // One round: returns rank 0's command (the others' `command` is ignored) and sets `stop` when
   // some rank must stop.
   Message round(const Message& command, bool& stop) {
-    const bool mine = gs::pending_signal() != 0 || slab_.failed();
+    const bool mine = gs::pending_signal() != 0 || slab_.failed() || !output_failure_.empty() ||
+                      (output_ != nullptr && !output_->failure().empty());
     int sent[3] = {INT_MIN, INT_MIN, mine ? 1 : 0};
     if (rank_ == 0) {
       sent[0] = command.command;
@@ -119,8 +135,25 @@ class Follower {
   [[noreturn]] void throw_stop() const {
     gs::throw_if_interrupted("during the run");
     if (slab_.failed()) throw std::runtime_error(slab_.failure());
+    if (!output_failure().empty()) throw std::runtime_error(output_failure());
     throw RanksStopped();
   }
+
+  // This rank's failure to write its rows (slab_output.hpp), or "".
+  std::string output_failure() const {
+    if (!output_failure_.empty()) return output_failure_;
+    return output_ != nullptr ? output_->failure() : "";
+  }
+  // Rank 0, before kOpenOutput: what to tell every rank about the file.
+  void set_output(const OutputPlace& place, std::vector<std::int64_t> offsets) {
+    place_ = place;
+    offsets_ = std::move(offsets);
+  }
+  // Seconds this rank's writer spent writing (after kCloseOutput), and the longest wait of the
+  // computing thread for a free slot.
+  double write_seconds() const { return write_seconds_; }
+  const gs::WritebackStats& writeback() const { return writeback_; }
+  double slot_wait_seconds() const { return slot_wait_seconds_; }
 
   // Rank 0 ends the run: a last round (kStop) releases the others, unless a round already did.
   void finish() {
@@ -160,6 +193,8 @@ class Follower {
     }
     if (slab_.failed())
       return stop_with(gs::kExitFailure, rank + "error: " + slab_.failure() + ending);
+    if (!output_failure().empty())
+      return stop_with(gs::kExitFailure, rank + "error: " + output_failure() + ending);
     return Verdict{};
   }
 
@@ -206,6 +241,49 @@ class Follower {
         break;
       case kCheck:
         break;
+      case kOpenOutput: {
+        MPI_Bcast(&place_, sizeof place_, MPI_BYTE, 0, MPI_COMM_WORLD);
+        offsets_.resize(static_cast<std::size_t>(place_.frames));
+        MPI_Bcast(offsets_.data(), place_.frames, MPI_INT64_T, 0, MPI_COMM_WORLD);
+        const std::int64_t row_bytes = std::int64_t{cols} * std::int64_t{sizeof(float)};
+        const int first = decomposition_.own_offsets()[static_cast<std::size_t>(rank_)] / cols;
+        const int rows = decomposition_.own_counts()[static_cast<std::size_t>(rank_)] / cols;
+        try {
+          output_ =
+              std::make_unique<RankOutput>(place_, offsets_, first * row_bytes, rows * row_bytes);
+        } catch (const std::exception& error) {
+          output_failure_ = error.what();
+        }
+        break;
+      }
+      case kWriteOwn: {
+        if (output_ == nullptr || !output_failure().empty()) break;
+        std::vector<float> rows;
+        slab_.own_v(rows);
+        if (slab_.failed()) break;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (!std::isfinite(rows[i])) {
+            output_failure_ = "the simulation diverged at frame " +
+                              std::to_string(message.steps + 1) +
+                              ": v is not finite in this rank's rows; choose smaller rates or "
+                              "time step";
+            break;
+          }
+        }
+        if (output_failure_.empty()) {
+          slot_wait_seconds_ += output_->queue(message.steps, std::move(rows));
+        }
+        break;
+      }
+      case kCloseOutput:
+        if (output_ != nullptr) {
+          const std::string failure = output_->finish();
+          if (!failure.empty() && output_failure_.empty()) output_failure_ = failure;
+          write_seconds_ = output_->seconds();
+          writeback_ = output_->writeback();
+          output_.reset();  // the writer thread joined, the descriptor closed
+        }
+        break;
       default:
         throw std::logic_error("unknown command");
     }
@@ -222,6 +300,13 @@ class Follower {
   int rank_;
   gs::Rates rates_;
   std::vector<float> own_u_, own_v_;
+  OutputPlace place_{};
+  std::vector<std::int64_t> offsets_;
+  std::unique_ptr<RankOutput> output_;  // this rank's writer, between kOpenOutput and kCloseOutput
+  std::string output_failure_;
+  double write_seconds_ = 0.0;
+  gs::WritebackStats writeback_;
+  double slot_wait_seconds_ = 0.0;
   bool finished_ = false;  // a round stopped the run, or rank 0 sent kStop: no more rounds
   bool broken_ = false;    // a step of every rank failed here: only MPI_Abort ends the others
 };
@@ -251,6 +336,19 @@ class DistributedStepper final : public gs::Stepper {
   }
   void synchronize() override { command({kSynchronize, 0}, nullptr, nullptr, nullptr); }
 
+  // Each rank writes its own rows (slab_output.hpp): the file opened on every rank, one frame's
+  // rows handed to every rank's writer, every writer waited for (and a round that says whether
+  // all of them wrote everything).
+  void open_output(const OutputPlace& place, std::vector<std::int64_t> offsets) {
+    leader_.set_output(place, std::move(offsets));
+    command({kOpenOutput, 0}, nullptr, nullptr, nullptr);
+  }
+  void write_own(int frame) { command({kWriteOwn, frame}, nullptr, nullptr, nullptr); }
+  void close_output() {
+    command({kCloseOutput, 0}, nullptr, nullptr, nullptr);
+    command({kCheck, 0}, nullptr, nullptr, nullptr);  // every rank's writer finished well
+  }
+
  private:
   void command(const Message& message, const gs::State* whole, float* v_out, gs::State* state_out) {
     if (leader_.finished()) throw RanksStopped();  // no rank listens any more
@@ -261,6 +359,7 @@ class DistributedStepper final : public gs::Stepper {
     // Rank 0's own failure stops the run here, outside every collective: the others are already
     // waiting in the next round, which finish() makes the last.
     if (leader_.slab().failed()) throw std::runtime_error(leader_.slab().failure());
+    if (!leader_.output_failure().empty()) throw std::runtime_error(leader_.output_failure());
   }
   Follower& leader_;
 };

@@ -101,7 +101,18 @@ void add_flags(CLI::App& app, Options& options, const gs::FrameLoop& loop) {
                "benchmark: queue every frame and wait once at the end (what a run without "
                "output waits for) instead of after every frame (what a run that writes them "
                "waits for); the one device is timed the same way");
+  app.add_option("--output-by", options.output_by,
+                 "who writes the frames: ranks (each rank its own rows, on a writer thread of its "
+                 "own, into the one file), rank0 (gathered to rank 0, written by lesson 07's "
+                 "pipeline) or auto (ranks for GPU ranks, rank0 for CPU ranks)")
+      ->check(CLI::IsMember({"auto", "ranks", "rank0"}))
+      ->capture_default_str();
   if (loop.add_flags) loop.add_flags(app);
+}
+
+bool ranks_write_own_rows(const Options& options, const gs::Implementation& chosen) {
+  if (options.output_by == "auto") return chosen.device == gs::Device::gpu;
+  return options.output_by == "ranks";
 }
 
 Verdict parse(int argc, char** argv, CLI::App& app, Options& options) {
@@ -150,7 +161,8 @@ std::vector<Argument> arguments_of(const Options& options, const CLI::App& app) 
       {"--list", yes_no(options.list)},
       {"--weak", yes_no(options.weak)},
       {"--csv", options.csv.empty() ? "(not given)" : options.csv},
-      {"--frames-queued", yes_no(options.frames_queued)}};
+      {"--frames-queued", yes_no(options.frames_queued)},
+      {"--output-by", options.output_by}};
   std::vector<Argument> arguments = known;
   for (const CLI::Option* option : app.get_options()) {
     if (option == app.get_help_ptr()) continue;

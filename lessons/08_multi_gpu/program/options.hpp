@@ -26,9 +26,14 @@ struct Options {
   std::string implementation_name;
   std::string csv;  // benchmark: append the result as CSV rows
   bool list = false;
-  bool edge_first = false;     // the exchange behind the steps (edge first), not between them
-  bool frames_queued = false;  // benchmark: wait once at the end, not after every frame
+  bool edge_first = false;         // the exchange behind the steps (edge first), not between them
+  bool frames_queued = false;      // benchmark: wait once at the end, not after every frame
+  std::string output_by = "auto";  // ranks (each its own rows), rank0 (gathered), auto
 };
+
+// Whether each rank writes its own rows of the frames (--output-by ranks; auto: GPU ranks), or
+// rank 0 writes every frame, gathered (rank0; auto: CPU ranks).
+bool ranks_write_own_rows(const Options& options, const gs::Implementation& chosen);
 
 // The header of benchmark's CSV (--csv), its own schema: an existing file must begin with it.
 inline constexpr const char* kCsvHeader =

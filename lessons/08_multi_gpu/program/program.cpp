@@ -4,9 +4,13 @@
 // itself, the slabs and the exchange, is ranks.cpp.
 #include <mpi.h>
 #include <sched.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -22,6 +26,7 @@
 #include "../ranks.hpp"
 #include "agreement.hpp"
 #include "follower.hpp"
+#include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
 #include "gs/main_guard.hpp"
@@ -165,6 +170,69 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
     }
   }
   return gs::kExitSuccess;
+}
+
+// Rank 0's frame loop when each rank writes its own rows (program/slab_output.hpp): the file
+// created here with every frame's place allocated, its name, identity and places told to every
+// rank, then per frame one round to advance and one to hand every rank's rows to its writer; at
+// the end every writer waited for, and the file closed, flushed and renamed here.
+gs::RunResult run_writing_own_rows(const gs::Implementation& distributed,
+                                   const gs::ProgramOptions& options, Follower& follower) {
+  const gs::Params& params = options.params;
+  gs::RunResult result;
+  result.implementation = distributed.name;
+  result.device_name = gs::describe_device(distributed);
+  result.params = params;
+  result.pipeline =
+      "each rank writes its own rows: one writer thread per rank, pwrite into the file's "
+      "allocated chunks";
+  result.before_clock_seconds = gs::seconds_since_process_start();  // first: the parts add up
+  gs::Stopwatch total;
+  gs::FrameWriter writer(params.output, params, distributed.name, gs::frame_writer_options(options),
+                         gs::FrameLayout::chunks_allocated);
+  OutputPlace place{};
+  const std::string& temporary = writer.temporary_path();
+  if (temporary.size() >= sizeof place.path) {
+    throw gs::OutputError("the temporary file's name '" + temporary + "' is longer than " +
+                          std::to_string(sizeof place.path - 1) + " bytes");
+  }
+  std::memcpy(place.path, temporary.c_str(), temporary.size() + 1);
+  struct stat status {};
+  if (::fstat(writer.descriptor(), &status) != 0) {
+    throw gs::OutputError("cannot read what '" + temporary + "' is: " + std::strerror(errno));
+  }
+  place.device = static_cast<std::uint64_t>(status.st_dev);
+  place.inode = static_cast<std::uint64_t>(status.st_ino);
+  place.writeback = options.fsync && options.writeback ? 1 : 0;
+  place.frames = params.frames;
+  std::vector<std::int64_t> offsets;
+  for (int frame = 0; frame < params.frames; ++frame) offsets.push_back(writer.frame_offset(frame));
+
+  DistributedStepper stepper(follower);
+  gs::Stopwatch clock;
+  stepper.open_output(place, std::move(offsets));
+  stepper.load(gs::starting_state(params), params.rates);
+  stepper.synchronize();
+  result.startup_seconds = clock.seconds();
+  for (int frame = 0; frame < params.frames; ++frame) {
+    gs::throw_if_interrupted("before frame " + std::to_string(frame + 1));
+    clock.restart();
+    stepper.advance(params.steps_per_frame);  // queued on the GPUs: its wait is in the copy
+    result.compute_seconds += clock.seconds();
+    result.steps += params.steps_per_frame;
+    clock.restart();
+    stepper.write_own(frame);  // every rank: its rows fetched, handed to its writer
+    result.copy_seconds += clock.seconds();
+  }
+  clock.restart();
+  stepper.close_output();
+  result.wait_seconds = follower.slot_wait_seconds();
+  result.write_seconds = follower.write_seconds();  // rank 0's writer thread
+  writer.mark_written_elsewhere();
+  gs::commit_frames(writer, options.fsync, result);
+  result.writeback = follower.writeback();  // rank 0's writer (every rank does the same)
+  result.seconds = total.seconds();
+  return result;
 }
 
 }  // namespace
@@ -366,7 +434,10 @@ int program(int argc, char** argv, const char* program_name) {
             distributed.create = [&follower] {
               return std::make_unique<DistributedStepper>(follower);
             };
-            const gs::RunResult result = loop.run(distributed, options.program);
+            const gs::RunResult result =
+                options.program.write_output && ranks_write_own_rows(options, *chosen)
+                    ? run_writing_own_rows(distributed, options.program, follower)
+                    : loop.run(distributed, options.program);
             std::ostream& report = options.program.json ? std::cerr : std::cout;
             gs::print_report(report, result);
             if (options.program.json) gs::print_json(std::cout, result);
