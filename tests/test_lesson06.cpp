@@ -25,7 +25,7 @@ GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
 // The lesson's point (tests/point/lesson06_point.cuh, compiled with the learner's kernel in
 // tests/point/lesson06_point.cu): a launch makes several steps from one read of global memory.
-// kBlockingSteps = 1 with a kernel right for one step passes every test that compares numbers,
+// kBlockingSteps = 1 with a kernel right for one step gives the right numbers in every run,
 // and fails this one (its fixture, tests/fixtures/06_fused_stencil/one_step_per_launch/, is run
 // by lesson06.point_fixture).
 namespace lesson06_point_entry {

@@ -1,8 +1,8 @@
 // Lesson 06's point: a launch of the shared-memory kernel makes several steps from one read of
 // global memory. A learner whose kernel is right for one step only can set kBlockingSteps to 1:
-// the stepper then launches one step at a time and every test of the run passes, with the fields
-// crossing DRAM at every step, the cost temporal blocking removes. So this test asks two things
-// of the learner's file:
+// the stepper then launches one step at a time and every run gives the right numbers, with the
+// fields crossing DRAM at every step, the cost temporal blocking removes. So this test asks two
+// things of the learner's file:
 //  - kBlockingSteps >= 2 (checked on any machine that compiles the lesson, GPU or not);
 //  - one launch of shared_blocking_kernel<T>, T = 2 and T = kBlockingSteps, advances every cell
 //    of a grid of several tiles T steps, from `in` (read once: it is the only copy of the state

@@ -2,13 +2,13 @@
 //
 //  - Members are independent: each member has cells of its own (member_offset(), past 2^31 cells
 //    too), and one member's F and k change its own result and no other member's.
-//    A batch whose members share a rate (member 0's, say) passes every test whose members start
+//    A batch whose members share a rate (member 0's, say) passes every check whose members start
 //    alike with alike rates; here each path of member.hpp (the CPU path: for_each_member(),
-//    member_offset(), member_rates(); and the resident kernel) runs a batch three times, once as
-//    it is and once with member 2's, then member 0's (F, k) changed.
+//    member_offset(), member_rates(); and the resident kernel) runs a batch three times: as it
+//    is, with member 2's (F, k) changed, and with member 0's changed.
 //  - The resident kernel stays resident: global memory is read once, before its first barrier,
 //    and written once, after its last. A kernel that goes through global memory at every step
-//    gives the same numbers (every other test passes it) at the cost the lesson removes. The
+//    gives the same numbers at the cost the lesson removes. The
 //    kernel runs here on the host, as the GPU would run it: one std::thread per CUDA thread of
 //    the block, __syncthreads() a barrier of them all, the member's cells in a NaN-poisoned
 //    global array. At its first barrier the member's cells in global memory are replaced by
