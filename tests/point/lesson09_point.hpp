@@ -53,7 +53,8 @@ inline Index block_dim{1, 1, 1};
 // The barrier of one block's threads. A thread that returns leaves it (drop()), as an exited
 // thread no longer holds a block's barrier up. on_complete(n) runs once the n-th barrier is
 // reached by every thread, before any of them goes on. A barrier that some thread never reaches
-// is given up after a while (broken), so that a kernel that skips one fails instead of hanging.
+// is given up after 10 s (broken), and every later one at once, so that a kernel that skips one
+// fails instead of hanging.
 class Barrier {
  public:
   template <class OnComplete>
@@ -61,6 +62,7 @@ class Barrier {
 
   void arrive_and_wait() {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (broken_) return;  // once given up, the walk only runs to its end, as fast as it can
     const long generation = generation_;
     if (++arrived_ == expected_) {
       complete();
