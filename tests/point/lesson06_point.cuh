@@ -59,47 +59,44 @@ std::string one_launch_problem(int rows, int cols) {
           start.v[static_cast<std::size_t>(row) * cols + col];
     }
   }
-  float* device[4] = {nullptr, nullptr, nullptr, nullptr};  // in u, in v, out u, out v
-  for (float*& array : device) GS_CUDA_CHECK(cudaMalloc(&array, count * sizeof(float)));
+  // in u, in v, out u, out v; `out` all bits set (NaN), so a cell the kernel leaves shows.
+  const gs::DeviceFloats in_u = gs::device_floats(count), in_v = gs::device_floats(count);
+  const gs::DeviceFloats out_u = gs::device_floats(count), out_v = gs::device_floats(count);
   GS_CUDA_CHECK(
-      cudaMemcpy(device[0], host_u.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+      cudaMemcpy(in_u.get(), host_u.data(), count * sizeof(float), cudaMemcpyHostToDevice));
   GS_CUDA_CHECK(
-      cudaMemcpy(device[1], host_v.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-  GS_CUDA_CHECK(cudaMemset(device[2], 0xFF, count * sizeof(float)));  // all bits set: NaN
-  GS_CUDA_CHECK(cudaMemset(device[3], 0xFF, count * sizeof(float)));
+      cudaMemcpy(in_v.get(), host_v.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  GS_CUDA_CHECK(cudaMemset(out_u.get(), 0xFF, count * sizeof(float)));
+  GS_CUDA_CHECK(cudaMemset(out_v.get(), 0xFF, count * sizeof(float)));
   const Grid g{rows, cols, pitch};
   const dim3 blocks(static_cast<unsigned>((cols + kBlockingTileCols - 1) / kBlockingTileCols),
                     static_cast<unsigned>((rows + kBlockingTileRows - 1) / kBlockingTileRows));
-  shared_blocking_kernel<kSteps><<<blocks, kBlockingThreads>>>(ConstFields{device[0], device[1]},
-                                                               Fields{device[2], device[3]}, g,
+  shared_blocking_kernel<kSteps><<<blocks, kBlockingThreads>>>(ConstFields{in_u.get(), in_v.get()},
+                                                               Fields{out_u.get(), out_v.get()}, g,
                                                                gs::step_coefficients(rates));
   const cudaError_t launched = cudaGetLastError();
-  const cudaError_t ran = cudaDeviceSynchronize();
-  std::vector<float> out_u(count), out_v(count);
-  GS_CUDA_CHECK(cudaMemcpy(out_u.data(), device[2], count * sizeof(float), cudaMemcpyDeviceToHost));
-  GS_CUDA_CHECK(cudaMemcpy(out_v.data(), device[3], count * sizeof(float), cudaMemcpyDeviceToHost));
-  for (float* array : device) cudaFree(array);
-
+  const cudaError_t ran = launched == cudaSuccess ? cudaDeviceSynchronize() : launched;
   const std::string where = "one launch of shared_blocking_kernel<" + std::to_string(kSteps) +
                             "> on a " + std::to_string(rows) + " x " + std::to_string(cols) +
                             " grid (" + std::to_string(blocks.x * blocks.y) + " tiles of " +
                             std::to_string(kBlockingTileRows) + " x " +
                             std::to_string(kBlockingTileCols) + "): ";
-  if (launched != cudaSuccess || ran != cudaSuccess) {
-    return where +
-           "the launch failed: " + cudaGetErrorString(launched != cudaSuccess ? launched : ran);
-  }
+  if (ran != cudaSuccess) return where + "the launch failed: " + cudaGetErrorString(ran);
+  std::vector<float> got_u(count), got_v(count);
+  GS_CUDA_CHECK(
+      cudaMemcpy(got_u.data(), out_u.get(), count * sizeof(float), cudaMemcpyDeviceToHost));
+  GS_CUDA_CHECK(
+      cudaMemcpy(got_v.data(), out_v.get(), count * sizeof(float), cudaMemcpyDeviceToHost));
   for (int row = 0; row < rows; ++row) {
     for (int col = 0; col < cols; ++col) {
       const std::size_t at = static_cast<std::size_t>(row) * pitch + col;
       const std::size_t cell = static_cast<std::size_t>(row) * cols + col;
-      const float got_u = out_u[at], got_v = out_v[at];
-      if (std::fabs(got_u - expected.u[cell]) <= 1e-4f &&
-          std::fabs(got_v - expected.v[cell]) <= 1e-4f) {
+      const float u = got_u[at], v = got_v[at];
+      if (std::fabs(u - expected.u[cell]) <= 1e-4f && std::fabs(v - expected.v[cell]) <= 1e-4f) {
         continue;
       }
       return where + "cell (" + std::to_string(row) + ", " + std::to_string(col) +
-             ") is u = " + std::to_string(got_u) + ", v = " + std::to_string(got_v) + "; after " +
+             ") is u = " + std::to_string(u) + ", v = " + std::to_string(v) + "; after " +
              std::to_string(kSteps) +
              " steps the reference has u = " + std::to_string(expected.u[cell]) +
              ", v = " + std::to_string(expected.v[cell]) + ". A launch of the kernel made for " +
