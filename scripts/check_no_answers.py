@@ -34,6 +34,16 @@ a reader would call the same statement; at 12 the check starts to miss copies cu
 call without its `;` or its first words). Code files report only stretches: two different answer
 lines within CLOSE lines (one line alone there is vocabulary); Markdown reports every line.
 
+Short lines in a row. A solution line shorter than MIN_LINE tokens is skipped above, so a run of
+them copied whole passed: lesson 09's streaming kernel held four consecutive lines of lesson 06's
+answer (`float box_u = 0.0f;`, `float box_v = 0.0f;`, `#pragma unroll`, the 3 x 3 loop's header),
+none of them an answer alone. So in code files the check also looks for RUN_LINES = 3 or more
+consecutive code lines (comments and blank lines skipped) that are, line for line and whole,
+consecutive lines the solution adds (lines of braces alone do not count), naming at least two
+things together. At 3, on lessons 01-11 at 79f1d54, it found that copy and the three tile sizes
+of lesson 05's stencil.cu (allowed, as their lines are); at 2, twelve more, each a line for u
+and its twin for v (an accumulator, a store, a row's sums) that every kernel writes.
+
 Near-final loops. A line-by-line rule misses a loop of the lesson's own body that is the answer
 with a few changes (another name, a statement left out). So the check also compares every loop
 (`for`, `while`, `do`, braces matched) of lesson NN's own code (the files of lessons/NN_topic/
@@ -67,7 +77,8 @@ python3 scripts/check_no_answers.py --self-test [-v] plants answers in a copy of
 solutions/, slides/ and notebooks/ (a loop of lesson 06 in lesson 09's sweep.cpp, its update in
 lesson 09's pseudo-code level and in its own, a line of lesson 11 in its README, lesson 11's
 collect loop renamed and a line short in its on_chip.cpp, lesson 06's update in a notebook's
-code cell, loop headers alone) and checks what is found.
+code cell, four short lines of lesson 06 in a row in sweep.cpp, loop headers alone) and checks
+what is found.
 """
 import difflib
 import fnmatch
@@ -83,6 +94,7 @@ MIN_LOOP = 20
 LOOP_ANSWER_SHARE = 0.5
 NEAR_RUN = 4
 NEAR_SHARE = 0.5
+RUN_LINES = 3
 CODE = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ALLOW = ROOT / "scripts" / "no_answers_allow.txt"
@@ -270,6 +282,72 @@ def stretches(hits):
     return kept
 
 
+def changed_code_lines(exercise, solution):
+    """[(solution line number, its tokens)]: every code line the solution adds or changes, short
+    ones included (`float box_u = 0.0f;`, a `#pragma unroll`, a loop header), lines of braces
+    alone left out; a line that follows the previous one in the solution (comments and blank
+    lines skipped) has the previous one's number + 1 in `rank` order, so runs can be found."""
+    stub = [line.strip() for line in exercise.read_text().splitlines()]
+    done = solution.read_text().splitlines()
+    code = strip_comments("\n".join(done)).splitlines()
+    matcher = difflib.SequenceMatcher(None, stub, [line.strip() for line in done], autojunk=False)
+    changed = set()
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            changed.update(range(j1, j2))
+    result = []  # one entry per line of code, None where the line is not the answer's
+    for index, text in enumerate(code):
+        toks = tuple(t for t, _ in tokens(text))
+        if not toks:
+            continue  # blank or comment: the run goes on across it
+        substantive = any(t not in "{}();" for t in toks)
+        result.append((index + 1, toks) if index in changed and substantive else None)
+    return result
+
+
+def code_lines(sequence):
+    """[(line, tokens)]: one token sequence of a code file, cut into its lines."""
+    lines = {}
+    for token, line in sequence:
+        lines.setdefault(line, []).append(token)
+    return [(line, tuple(toks)) for line, toks in sorted(lines.items())]
+
+
+def consecutive(sequence, answer_runs):
+    """[(line, answer)]: where RUN_LINES or more consecutive code lines of a body are, one for one,
+    consecutive lines of an answer (each line whole, so a run of short lines counts: two
+    accumulators set to zero and the loop header that fills them, copied, are the answer even
+    though no single line of them is MIN_LINE tokens long), naming at least two things."""
+    if not answer_runs:
+        return []
+    lines = code_lines(sequence)
+    texts = [toks for _, toks in lines]
+    hits = []
+    for origin, answer in answer_runs:
+        starts = {}
+        for j, entry in enumerate(answer):
+            if entry is not None:
+                starts.setdefault(entry[1], []).append(j)
+        i = 0
+        while i < len(texts):
+            best = 0
+            for j in starts.get(texts[i], ()):
+                k = 0
+                while (i + k < len(texts) and j + k < len(answer) and answer[j + k] is not None
+                       and answer[j + k][1] == texts[i + k]):
+                    k += 1
+                if k >= RUN_LINES and names_something([t for toks in texts[i:i + k] for t in toks]):
+                    best = max(best, k)
+                    first = answer[j][0]
+            if best:
+                shown = " / ".join(" ".join(toks) for toks in texts[i:i + best])
+                hits.append((lines[i][0], (f"{origin}:{first}", shown, f"{best} lines")))
+                i += best
+            else:
+                i += 1
+    return hits
+
+
 def twin_free(answer):
     """An answer line with v written as u: a line for u and its twin for v count as one."""
     return tuple(re.sub(r"(?<![^_])v(?![^_])", "u", t) for t in answer[2])
@@ -394,19 +472,21 @@ def is_allowed(where, text, allow, used):
 
 
 def lessons(root):
-    """{lesson folder name: (lesson folder, learner file names, answer lines, answer loops)}."""
+    """{lesson folder name: (lesson folder, learner file names, answer lines, answer loops, the
+    answer's code lines per learner file)}."""
     found = {}
     for solution_dir in sorted((root / "solutions").iterdir()):
         lesson_dir = root / "lessons" / solution_dir.name
         learner = sorted(p.name for p in solution_dir.iterdir())
-        answers, answer_loops = [], []
+        answers, answer_loops, answer_runs = [], [], []
         for name in learner:
             where = f"solutions/{solution_dir.name}/{name}"
+            answer_runs.append((where, changed_code_lines(lesson_dir / name, solution_dir / name)))
             for number, text, toks in answer_lines(lesson_dir / name, solution_dir / name):
                 answers.append((f"{where}:{number}", text, toks))
             for number, header, toks in solution_loops(lesson_dir / name, solution_dir / name):
                 answer_loops.append((f"{where}:{number}", header, toks))
-        found[solution_dir.name] = (lesson_dir, set(learner), answers, answer_loops)
+        found[solution_dir.name] = (lesson_dir, set(learner), answers, answer_loops, answer_runs)
     return found
 
 
@@ -482,9 +562,10 @@ def check(root):
             if is_allowed(where, text, allow, used):
                 continue
             shown = f" (covers {extra:.2f} of its tokens)" if isinstance(extra, float) else ""
+            shown = f" ({extra} in a row)" if isinstance(extra, str) else shown
             problems.append(f"{where}:{line}: {what} {origin}{shown}\n    {text}")
 
-    for lesson_dir, learner, answers, answer_loops in taught.values():
+    for lesson_dir, learner, answers, answer_loops, answer_runs in taught.values():
         for other_dir in others:
             own = other_dir == lesson_dir
             other_learner = taught.get(other_dir.name, (None, set()))[1]
@@ -495,6 +576,9 @@ def check(root):
                 if path.suffix != ".md":
                     hits = stretches(hits)
                 report(path, hits, "shows the answer of")
+                if path.suffix in CODE:
+                    runs = [hit for sequence in sequences for hit in consecutive(sequence, answer_runs)]
+                    report(path, runs, "shows consecutive lines of the answer of")
         for path, sequences in course:
             report(path, [hit for sequence in sequences for hit in find(sequence, answers)],
                    "shows the answer of")
@@ -580,6 +664,16 @@ def self_test(verbose=False):
             {"cell_type": "code", "source": [f"kernel = \"\"\"\n{line.strip()}\n\"\"\"\n"]}]}))
     cases.append(("lesson 06's update in a notebook's code cell", l06_in_notebook,
                   "notebooks/planted.ipynb:2:"))
+
+    def l06_short_lines_in_l09(root):
+        # The accumulators and the 3 x 3 loop's header of lesson 06's kernel: no line of them is
+        # MIN_LINE tokens long, four in a row are the answer (sweep.cpp had them until 2026-11).
+        planted(root, "lessons/09_parameter_sweep/sweep.cpp",
+                "\nvoid planted() {\n  float box_u = 0.0f;\n  float box_v = 0.0f;\n"
+                "#pragma unroll\n  for (int dr = -1; dr <= 1; ++dr) {\n  }\n}\n")
+    cases.append(("four short lines of lesson 06's kernel in a row in lesson 09's sweep.cpp",
+                  l06_short_lines_in_l09, "shows consecutive lines of the answer of "
+                  "solutions/06_fused_stencil/"))
 
     def grammar_only(root):
         planted(root, "lessons/09_parameter_sweep/sweep.cpp",

@@ -23,6 +23,24 @@
 
 GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
+// The lesson's point (tests/point/lesson06_point.cuh, compiled with the learner's kernel in
+// tests/point/lesson06_point.cu): a launch makes several steps from one read of global memory.
+// kBlockingSteps = 1 with a kernel right for one step gives the right numbers in every run,
+// and fails this one (its fixture, tests/fixtures/06_fused_stencil/one_step_per_launch/, is run
+// by lesson06.point_fixture).
+namespace lesson06_point_entry {
+std::string plan_problem();
+std::string launch_problem();
+}  // namespace lesson06_point_entry
+
+TEST(Lesson06Point, OneLaunchMakesSeveralStepsOnChip) {
+  const std::string plan = lesson06_point_entry::plan_problem();
+  ASSERT_TRUE(plan.empty()) << plan;
+  GS_REQUIRE_GPU();
+  const std::string launch = lesson06_point_entry::launch_problem();
+  EXPECT_TRUE(launch.empty()) << launch;
+}
+
 namespace {
 
 const gs::Implementation& implementation(const std::string& name) {

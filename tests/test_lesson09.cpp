@@ -47,6 +47,7 @@
 #include "gs/output_file.hpp"
 #include "gs/reference.hpp"
 #include "openmp_threads.hpp"
+#include "point/lesson09_point.hpp"
 #include "process.hpp"
 #include "program/multi_gpu.hpp"
 
@@ -237,6 +238,21 @@ INSTANTIATE_TEST_SUITE_P(Lesson09, CpuBatch, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& param_info) {
                            return case_name(param_info.param);
                          });
+
+// The lesson's points (tests/point/lesson09_point.hpp), on the host: members are independent
+// (one member's F and k change its own result only), on the CPU path and in the resident kernel;
+// and the resident kernel, walked thread by thread, reads global memory before its first barrier
+// and writes it after its last, never between. Their fixtures of wrong answers,
+// tests/fixtures/09_parameter_sweep/, are run by lesson09.point_fixture.*.
+TEST(Lesson09Point, OneMembersRatesChangeOnlyItsOwnResult) {
+  const std::string problem = lesson09_point::check_members_independent();
+  EXPECT_TRUE(problem.empty()) << problem;
+}
+
+TEST(Lesson09Point, TheResidentKernelTouchesGlobalMemoryOncePerLaunch) {
+  const std::string problem = lesson09_point::check_kernel_stays_resident();
+  EXPECT_TRUE(problem.empty()) << problem;
+}
 
 using gs::test::ThreadCount;
 

@@ -45,11 +45,22 @@ inline void for_each_member(int members, const AdvanceMember& advance_member) {
 // of u, then one of v) and at least cols * ceil(rows / kRowsPerThread) threads: one thread for
 // each segment of kRowsPerThread rows of one column (sweep.cpp, plan_gpu()). At 1024 threads a
 // thread has 64 registers: it can hold the new values of kMaxRowsPerPass rows, not more.
+//
+// The contract, which the tests check on every machine by running this kernel on the host, one
+// std::thread per CUDA thread (tests/point/lesson09_point.hpp): the member's cells in global
+// memory are read before the block's first __syncthreads() and written after its last one,
+// never between (at the first barrier the tests replace them with NaN, and watch them at every
+// later one); one member's F and k change only that member. The host run gives the kernel
+// threadIdx, blockIdx, blockDim, __syncthreads(), member_fields below and member_api.hpp: use
+// nothing else of CUDA here.
 template <int kRowsPerThread>
 __global__ void __launch_bounds__(kMaxResidentThreads)
     resident_kernel(float* __restrict__ u, float* __restrict__ v, const float* __restrict__ feed,
                     const float* __restrict__ kill, SharedRates shared, int rows, int cols,
                     int steps) {
+  // The block's dynamic shared memory, 2 * rows * cols floats. Keep its name: the host run of
+  // the tests provides it under this one.
+  extern __shared__ float member_fields[];
   // TODO(lesson 09): advance this block's member `steps` steps with its own rates while its
   // cells stay in shared memory, so that global memory is read and written once per launch, not
   // once per step. What must hold: every new value comes from the old values of its 3 x 3 box,
@@ -57,5 +68,6 @@ __global__ void __launch_bounds__(kMaxResidentThreads)
   // not, reaches every barrier. HINTS.md has the hints, in levels. As shipped the kernel does
   // nothing: every member comes back as it went in.
   (void)u, (void)v, (void)feed, (void)kill, (void)shared, (void)rows, (void)cols, (void)steps;
+  (void)member_fields;
 }
 #endif  // GS_HAVE_CUDA

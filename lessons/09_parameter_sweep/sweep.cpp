@@ -283,19 +283,19 @@ __global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
   const float* const mv = v + offset;
   const bool has_left = col > 0;
   const bool has_right = col + 1 < cols;
-  float box_u = 0.0f;
-  float box_v = 0.0f;
+  // The 3 x 3 box: the sums of the rows above, at and below the cell, added in that order.
+  RowSums box{0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-  for (int dr = -1; dr <= 1; ++dr) {
-    const RowSums s = row_sums(mu, mv, row + dr, rows, cols, col, has_left, has_right);
-    box_u += s.sum_u;
-    box_v += s.sum_v;
+  for (int box_row = row - 1; box_row <= row + 1; ++box_row) {
+    const RowSums s = row_sums(mu, mv, box_row, rows, cols, col, has_left, has_right);
+    box.sum_u += s.sum_u;
+    box.sum_v += s.sum_v;
   }
   const float rows_present =
       1.0f + static_cast<float>(row > 0) + static_cast<float>(row + 1 < rows);
   const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
   const int at = row * cols + col;
-  update_cell(mu[at], mv[at], box_u, box_v, rows_present * cols_present,
+  update_cell(mu[at], mv[at], box.sum_u, box.sum_v, rows_present * cols_present,
               member_rates(shared, feed, kill, member), u_next[offset + at], v_next[offset + at]);
 }
 

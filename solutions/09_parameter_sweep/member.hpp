@@ -61,6 +61,8 @@ __global__ void __launch_bounds__(kMaxResidentThreads)
   constexpr int kRowsPerPass = kRowsPerThread < kMaxRowsPerPass ? kRowsPerThread : kMaxRowsPerPass;
   constexpr int kPasses = kRowsPerThread / kRowsPerPass;
   static_assert(kPasses * kRowsPerPass == kRowsPerThread, "whole passes only");
+  // The block's dynamic shared memory, 2 * rows * cols floats. Keep its name: the host run of
+  // the tests provides it under this one.
   extern __shared__ float member_fields[];
   const int cells = rows * cols;
   float* const su = member_fields;
