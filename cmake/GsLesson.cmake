@@ -37,7 +37,7 @@
 #
 # PROVIDES says what the body defines in namespace GS_LESSON_NAMESPACE (lessonNN, or lessonNN_cpu):
 #   implementations  std::vector<gs::Implementation> implementations(): steppers. The lesson's
-#                    program is apps/lesson_main.cpp; the solutions' steppers go into the registry
+#                    program is course/lesson_main.cpp; the solutions' steppers go into the registry
 #                    that gray_scott and gs_benchmark choose from.
 #   frame_loop       gs::FrameLoop frame_loop(): how frames get to the file. The program runs the
 #                    registry's steppers through it; the solution's is gray_scott's.
@@ -160,11 +160,11 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     endif()
 
     if(provides STREQUAL "implementations")
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_main.cpp)
     elseif(provides STREQUAL "frame_loop")
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_frame_loop_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_frame_loop_main.cpp)
     else()
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_program_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_program_main.cpp)
     endif()
     add_executable(${target} ${main})
     target_compile_definitions(${target} PRIVATE GS_PROGRAM_NAME="${target}"
