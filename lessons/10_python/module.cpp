@@ -13,8 +13,9 @@
 // and the advance with the GIL released, in batches that let Ctrl-C through. Errors: a bad
 // parameter or array is a ValueError with the programs' message (TypeError for what is not an
 // array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
-// The module's plumbing lives in program/: the checks of the parameters and the choice of an
-// implementation (choices.cpp), and what Python sees besides the two classes (functions.cpp).
+// The module's plumbing is the program's, a floor above (the program grayscott): the checks of the
+// parameters and the choice of an implementation among every lesson's steppers (choices.hpp, its
+// interface here), and what Python sees besides the two classes (functions.hpp).
 
 // The learner's file: array_problem(), field_view(), advance_released(), written against
 // binding_api.hpp (Target, Work, Batching, overlaps()). Angle brackets: the build picks
@@ -38,6 +39,8 @@
 #include <vector>
 
 #include "arrays.hpp"
+#include "choices.hpp"
+#include "functions.hpp"
 #include "gs/gpu.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/params.hpp"
@@ -45,8 +48,6 @@
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
 #include "gs/timing.hpp"
-#include "program/choices.hpp"
-#include "program/functions.hpp"
 
 namespace lesson10 {
 
@@ -540,5 +541,5 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
                ", implementation='" + s.implementation() + "')";
       });
 
-  define_functions(module);  // program/functions.cpp: DeviceArray and the free functions
+  define_functions(module);  // functions.hpp: DeviceArray and the free functions
 }

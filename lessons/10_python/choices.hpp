@@ -1,7 +1,8 @@
 // Lesson 10's module, its plumbing (not the lesson's idea): the checks of a grid and its rates
 // with the programs' messages, the choice of an implementation by name, the OpenMP steppers
 // refused in a child forked after OpenMP started, and the making of a Simulation or a Stepper
-// from Python's keywords. Defined in choices.cpp; used by module.cpp and functions.cpp.
+// from Python's keywords. Used by module.cpp (the body); defined by the module's program, a floor
+// above (grayscott's choices.cpp), which links the registry of every lesson's steppers.
 #pragma once
 
 #include <pybind11/pybind11.h>

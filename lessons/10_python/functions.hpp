@@ -1,6 +1,7 @@
 // Lesson 10's module: what Python sees besides Simulation and Stepper (the module's DeviceArray,
 // to_device, list_implementations, defaults, initial_state, random_state, gpu_status, the
-// transfer counters, build). Plumbing, not the lesson's idea; defined in functions.cpp.
+// transfer counters, build). Plumbing, not the lesson's idea: declared here for module.cpp, defined
+// by the module's program, a floor above (grayscott's functions.cpp).
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../arrays.hpp"
+#include "arrays.hpp"
 #include "choices.hpp"
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
