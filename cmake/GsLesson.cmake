@@ -1,7 +1,8 @@
 # gs_add_lesson(): everything one lesson needs, from the one call in lessons/NN_topic/CMakeLists.txt.
 #
 #   gs_add_lesson(NUMBER 01 TOPIC profiling KIND cpu BODY stencil.cpp LEARNER interior.hpp
-#                 [PROVIDES implementations|frame_loop|program] [LIBRARIES ...]
+#                 [PROVIDES implementations|frame_loop|program] [USES NN ... | USES NONE]
+#                 [LIBRARIES ...]
 #                 [SANITIZER_FILTER gtest-filter] [LEARNER_ALONE | LEARNER_NOT_ALONE reason])
 #
 # A lesson's body (BODY: kernels, steppers, launches, registration) lives once, in
@@ -37,13 +38,21 @@
 #
 # PROVIDES says what the body defines in namespace GS_LESSON_NAMESPACE (lessonNN, or lessonNN_cpu):
 #   implementations  std::vector<gs::Implementation> implementations(): steppers. The lesson's
-#                    program is apps/lesson_main.cpp; the solutions' steppers go into the registry
+#                    program is course/lesson_main.cpp; the solutions' steppers go into the registry
 #                    that gray_scott and gs_benchmark choose from.
 #   frame_loop       gs::FrameLoop frame_loop(): how frames get to the file. The program runs the
 #                    registry's steppers through it; the solution's is gray_scott's.
-#   program          int program(int argc, char** argv): a program of its own.
-# Lessons that provide a frame loop or a program link gs_registry (every solution's steppers);
-# a program also links gs_best_frame_loop (lesson 07's pipeline, when built).
+#   program          int program(int argc, char** argv): a program of its own, defined by the body
+#                    (lesson 08's program/) or by a program of apps/ that completes the lesson's
+#                    programs and suites with gs_lesson_program() (lesson 09's, gs_sweep).
+# The programs and suites of a lesson that provides a frame loop or a program run steppers it does
+# not define: they link the lesson's own registry, lessonNN[_cpu]_registry (gs::all_implementations:
+# the solutions' steppers of the lessons named in USES, each of a lower number, then the
+# reference; USES NONE: the reference alone) and lessonNN[_cpu]_frame_loop (gs::best_frame_loop:
+# lesson 07's solution when USES names 07, else the synchronous loop). Never gs_registry, the
+# programs' registry of every lesson: a lesson's exercise builds with the lessons it names and
+# no other (scripts/check_layout.sh checks it, from <build>/lesson_links.tsv). Without USES, every
+# lesson of a lower number (the configure summary lists such lessons).
 #
 # For each build and each variant (exercise, solution) it creates
 #   lessonNN_<variant>[_cpu]_impl   the body compiled against that variant's learner file(s)
@@ -61,6 +70,8 @@ include_guard(GLOBAL)
 
 set_property(GLOBAL PROPERTY GS_LESSON_BUILDS "")
 set_property(GLOBAL PROPERTY GS_LESSONS_SKIPPED "")
+set_property(GLOBAL PROPERTY GS_LESSON_TARGETS "")
+set_property(GLOBAL PROPERTY GS_LESSONS_USING_ALL_BELOW "")
 set_property(GLOBAL PROPERTY GS_LEARNERS_NOT_ALONE "")
 
 set(GS_EXPECT_FAILURE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/GsExpectFailure.cmake)
@@ -98,7 +109,7 @@ function(_gs_lesson_kind_settings target kind)
 endfunction()
 
 function(_gs_lesson_build number topic kind suffix body learner provides libraries
-         sanitizer_filter learner_alone)
+         sanitizer_filter uses learner_alone)
   set(lesson lesson${number})
   set(build_id ${number}${suffix})
   set(namespace ${lesson}${suffix})
@@ -122,6 +133,17 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     set(body_extension .cu)
   endif()
 
+  # A lesson that runs steppers it does not define (a frame loop's, a program's) gets a registry of
+  # its own: the solutions of the lessons it USES, named, and the reference; never the registry
+  # of every lesson (gs_registry, the programs'), so its exercise builds without the rest.
+  if(NOT provides STREQUAL "implementations")
+    set(registry ${lesson}${suffix}_registry)
+    _gs_add_registry(${registry} NUMBERS ${uses} FILE ${registry}
+                     FRAME_LOOP ${lesson}${suffix}_frame_loop)
+    set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS
+                 "${number}|${registry}|registry" "${number}|${lesson}${suffix}_frame_loop|registry")
+  endif()
+
   foreach(variant exercise solution)
     set(target ${lesson}_${variant}${suffix})
     if(variant STREQUAL "exercise")
@@ -136,10 +158,7 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     target_include_directories(${target}_impl PRIVATE ${learner_dir} ${body_dir})
     target_compile_definitions(${target}_impl PRIVATE GS_LESSON_NAMESPACE=${namespace})
     target_link_libraries(${target}_impl PUBLIC gs_common PRIVATE gs_warnings ${libraries})
-    if(provides STREQUAL "program")
-      # A program of its own may run the solutions' steppers through the best frame loop.
-      target_link_libraries(${target}_impl PUBLIC gs_registry gs_best_frame_loop)
-    endif()
+    set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${number}|${target}_impl|library")
     _gs_lesson_kind_settings(${target}_impl ${kind})
 
     if(learner_alone)
@@ -157,22 +176,26 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
       target_include_directories(${target}_learner_alone PRIVATE ${learner_dir} ${body_dir})
       target_link_libraries(${target}_learner_alone PRIVATE gs_common gs_warnings ${libraries})
       _gs_lesson_kind_settings(${target}_learner_alone ${kind})
+      set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS
+                   "${number}|${target}_learner_alone|library")
     endif()
 
     if(provides STREQUAL "implementations")
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_main.cpp)
     elseif(provides STREQUAL "frame_loop")
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_frame_loop_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_frame_loop_main.cpp)
     else()
-      set(main ${PROJECT_SOURCE_DIR}/apps/lesson_program_main.cpp)
+      set(main ${PROJECT_SOURCE_DIR}/course/lesson_program_main.cpp)
     endif()
     add_executable(${target} ${main})
     target_compile_definitions(${target} PRIVATE GS_PROGRAM_NAME="${target}"
                                GS_LESSON_NAMESPACE=${namespace})
     target_link_libraries(${target} PRIVATE ${target}_impl gs_commit gs_warnings)
     if(NOT provides STREQUAL "implementations")
-      target_link_libraries(${target} PRIVATE gs_registry)  # the solutions' steppers
+      # The steppers of the lessons it uses, and (a program) the best frame loop among them.
+      target_link_libraries(${target} PRIVATE ${registry} ${lesson}${suffix}_frame_loop)
     endif()
+    set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${number}|${target}|program")
     set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
 
     set(test_target test_${target})
@@ -184,8 +207,9 @@ function(_gs_lesson_build number topic kind suffix body learner provides librari
     target_include_directories(${test_target} PRIVATE ${learner_dir} ${body_dir})
     target_link_libraries(${test_target} PRIVATE ${target}_impl gs_test_support gs_warnings)
     if(NOT provides STREQUAL "implementations")
-      target_link_libraries(${test_target} PRIVATE gs_registry)
+      target_link_libraries(${test_target} PRIVATE ${registry} ${lesson}${suffix}_frame_loop)
     endif()
+    set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${number}|${test_target}|program")
     set_target_properties(${test_target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
       ${PROJECT_BINARY_DIR}/bin)
     if(kind STREQUAL "hybrid")
@@ -236,7 +260,7 @@ endfunction()
 function(gs_add_lesson)
   cmake_parse_arguments(ARG "LEARNER_ALONE"
                         "NUMBER;TOPIC;KIND;BODY;PROVIDES;SANITIZER_FILTER;LEARNER_NOT_ALONE"
-                        "LEARNER;LIBRARIES" ${ARGN})
+                        "LEARNER;LIBRARIES;USES" ${ARGN})
   foreach(required NUMBER TOPIC KIND BODY LEARNER)
     if(NOT ARG_${required})
       message(FATAL_ERROR "gs_add_lesson: ${required} is required")
@@ -276,6 +300,32 @@ function(gs_add_lesson)
   if(NOT ARG_SANITIZER_FILTER)
     set(ARG_SANITIZER_FILTER "${GS_DEFAULT_SANITIZER_FILTER}")
   endif()
+  # USES: the lessons whose solutions' steppers its registry holds (a frame loop's or a program's
+  # lesson); each of a lower number. USES NONE: the reference alone. Without USES, every lesson
+  # of a lower number that this build added (the configure summary lists such lessons).
+  if(ARG_USES STREQUAL "NONE" OR "USES" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
+    set(uses "")
+  elseif(DEFINED ARG_USES)
+    set(uses ${ARG_USES})
+    foreach(used IN LISTS uses)
+      if(NOT used MATCHES "^[0-9][0-9]$" OR NOT used LESS ARG_NUMBER)
+        message(FATAL_ERROR "gs_add_lesson(NUMBER ${ARG_NUMBER}): USES ${used}: a lesson uses only "
+                            "lessons of a lower number (two digits)")
+      endif()
+    endforeach()
+  else()
+    set(uses "")
+    get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+    foreach(id IN LISTS builds)
+      _gs_build_record(${id})
+      if(build_number LESS ARG_NUMBER AND NOT build_number IN_LIST uses)
+        list(APPEND uses ${build_number})
+      endif()
+    endforeach()
+    if(NOT ARG_PROVIDES STREQUAL "implementations")
+      set_property(GLOBAL APPEND PROPERTY GS_LESSONS_USING_ALL_BELOW ${ARG_NUMBER})
+    endif()
+  endif()
   # A build left out: recorded with the reason and the learner's files (lessons.tsv).
   macro(_gs_skip id reason)
     string(REPLACE ";" " " skipped_learner "${ARG_LEARNER}")
@@ -285,7 +335,7 @@ function(gs_add_lesson)
   # One build of the lesson: its kind and its suffix ("" or _cpu).
   macro(_gs_build kind suffix)
     _gs_lesson_build(${ARG_NUMBER} ${ARG_TOPIC} ${kind} "${suffix}" "${ARG_BODY}" "${ARG_LEARNER}"
-                     ${ARG_PROVIDES} "${ARG_LIBRARIES}" "${ARG_SANITIZER_FILTER}"
+                     ${ARG_PROVIDES} "${ARG_LIBRARIES}" "${ARG_SANITIZER_FILTER}" "${uses}"
                      ${ARG_LEARNER_ALONE})
   endmacro()
   if(ARG_KIND STREQUAL "cpu" OR ARG_KIND STREQUAL "hybrid")
@@ -310,6 +360,23 @@ function(gs_add_lesson)
   else()
     message(FATAL_ERROR "gs_add_lesson: KIND must be cpu, cuda, thrust or hybrid (got '${ARG_KIND}')")
   endif()
+endfunction()
+
+# The program that completes a lesson of PROVIDES program whose program() is not in its body but
+# in a program of apps/ (lesson 09's, gs_sweep): that program's OBJECT library @library (defining
+# GS_LESSON_NAMESPACE::program) goes into the lesson's programs and suites, lessonNN_<variant> and
+# test_lessonNN_<variant>. Called from apps/, so that the arrow runs down: the program names the
+# lesson, never the lesson the program.
+#   gs_lesson_program(NUMBER 09 LIBRARY gs_sweep_program)
+function(gs_lesson_program)
+  cmake_parse_arguments(ARG "" "NUMBER;LIBRARY" "" ${ARGN})
+  foreach(variant exercise solution)
+    foreach(target lesson${ARG_NUMBER}_${variant} test_lesson${ARG_NUMBER}_${variant})
+      if(TARGET ${target})
+        target_link_libraries(${target} PRIVATE ${ARG_LIBRARY})
+      endif()
+    endforeach()
+  endforeach()
 endfunction()
 
 # compute-sanitizer's three tools on a program run with ARGS (instead of a test suite), as CTest
@@ -379,8 +446,10 @@ endfunction()
 
 # The lesson builds that registered steppers, fastest first: GPU builds by descending lesson
 # number, then CPU lessons by descending number, then CPU ports of GPU lessons (Thrust's OpenMP
-# backend), which are there to compare backends, not to be the fastest CPU path.
+# backend), which are there to compare backends, not to be the fastest CPU path. With ONLY, the
+# builds of those lesson numbers alone (a lesson's registry: the lessons it USES).
 function(_gs_registry_order out_var)
+  cmake_parse_arguments(ARG "" "" "ONLY" ${ARGN})
   get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
   set(gpu "")
   set(cpu "")
@@ -388,6 +457,9 @@ function(_gs_registry_order out_var)
   foreach(id IN LISTS builds)
     _gs_build_record(${id})
     if(NOT build_provides STREQUAL "implementations")
+      continue()
+    endif()
+    if(DEFINED ARG_ONLY AND NOT build_number IN_LIST ARG_ONLY)
       continue()
     endif()
     if(build_kind STREQUAL "cuda" OR build_kind STREQUAL "thrust_cuda")
@@ -405,56 +477,54 @@ function(_gs_registry_order out_var)
   set(${out_var} ${gpu} ${cpu} ${ports} PARENT_SCOPE)
 endfunction()
 
-# Writes, once every lesson is added:
-#  - the library gs_registry: gs::all_implementations(), every solution's steppers, fastest
-#    first, then the reference; and the library gs_best_frame_loop: gs::best_frame_loop(), lesson
-#    07's solution when built, else the synchronous loop of common/ (both by file(GENERATE));
-#  - <build>/lessons.tsv: one line per lesson build (and per lesson left out, with the reason),
-#    tab-separated, with a header: what scripts/grade.sh, scripts/gpu_check.sh and CI read.
-function(gs_write_lesson_files)
-  _gs_registry_order(ordered)
-  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+# The solution library of a lesson build, from its namespace: lesson01 -> lesson01_solution_impl,
+# lesson03_cpu -> lesson03_solution_cpu_impl.
+function(_gs_solution_library namespace out_var)
+  if(namespace MATCHES "^(lesson[0-9]+)_cpu$")
+    set(${out_var} ${CMAKE_MATCH_1}_solution_cpu_impl PARENT_SCOPE)
+  else()
+    set(${out_var} ${namespace}_solution_impl PARENT_SCOPE)
+  endif()
+endfunction()
+
+# A registry: the library @name defining gs::all_implementations() (the steppers of the solutions
+# of @numbers' lessons, fastest first, then the reference) and, with FRAME_LOOP, the library
+# @frame_loop_name defining gs::best_frame_loop() (lesson 07's solution when it is among them,
+# else common/'s synchronous loop). ALL: every lesson of the build (the programs' gs_registry).
+function(_gs_add_registry name)
+  cmake_parse_arguments(ARG "ALL" "FRAME_LOOP;FILE" "NUMBERS" ${ARGN})
+  if(ARG_ALL)
+    _gs_registry_order(ordered)
+  else()
+    _gs_registry_order(ordered ONLY NONE ${ARG_NUMBERS})
+  endif()
   set(declarations "")
   set(calls "")
-  set(libraries "")
+  set(implementation_libraries "")
   foreach(id IN LISTS ordered)
     _gs_build_record(${id})
     string(APPEND declarations
       "namespace ${build_namespace} {\nstd::vector<gs::Implementation> implementations();\n}\n")
     string(APPEND calls "  add(${build_namespace}::implementations());\n")
-    list(APPEND libraries ${build_namespace}_impl)
+    _gs_solution_library(${build_namespace} library)
+    list(APPEND implementation_libraries ${library})
   endforeach()
   set(loop_declaration "")
   set(loop_call "  return synchronous_frame_loop();\n")
+  set(loop_libraries "")
+  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
   foreach(id IN LISTS builds)
     _gs_build_record(${id})
-    if(build_provides STREQUAL "frame_loop")
+    if(build_provides STREQUAL "frame_loop" AND (ARG_ALL OR build_number IN_LIST ARG_NUMBERS))
       set(loop_declaration "namespace ${build_namespace} {\ngs::FrameLoop frame_loop();\n}\n")
       set(loop_call "  return ${build_namespace}::frame_loop();\n")
-      list(APPEND libraries ${build_namespace}_impl)
-    endif()
-  endforeach()
-  # The implementation libraries are named <namespace>_impl for the exercise; the registry links
-  # the solutions: lesson01 -> lesson01_solution_impl, lesson03_cpu -> lesson03_solution_cpu_impl.
-  set(solution_libraries "")
-  foreach(library IN LISTS libraries)
-    if(library MATCHES "^(lesson[0-9]+)_cpu_impl$")
-      list(APPEND solution_libraries ${CMAKE_MATCH_1}_solution_cpu_impl)
-    else()
-      string(REGEX REPLACE "_impl$" "_solution_impl" library ${library})
-      list(APPEND solution_libraries ${library})
+      _gs_solution_library(${build_namespace} loop_libraries)
     endif()
   endforeach()
 
-  set(implementation_libraries ${solution_libraries})
-  set(loop_libraries "")
-  if(loop_declaration)
-    list(POP_BACK implementation_libraries loop_libraries)
-  endif()
-
-  set(registry ${PROJECT_BINARY_DIR}/generated/registry.cpp)
+  set(registry ${PROJECT_BINARY_DIR}/generated/${ARG_FILE}.cpp)
   file(GENERATE OUTPUT ${registry} CONTENT
-"// Generated by gs_write_lesson_files() (cmake/GsLesson.cmake) from the lessons of this build.
+"// Generated by cmake/GsLesson.cmake (_gs_add_registry) from the lessons of this build.
 #include \"gs/registry.hpp\"
 
 ${declarations}
@@ -471,15 +541,13 @@ ${calls}  all.push_back(reference_implementation());
 
 }  // namespace gs
 ")
-  add_library(gs_registry STATIC ${registry})
-  target_link_libraries(gs_registry PUBLIC gs_common ${implementation_libraries}
-                        PRIVATE gs_warnings)
+  add_library(${name} STATIC ${registry})
+  target_link_libraries(${name} PUBLIC gs_common ${implementation_libraries} PRIVATE gs_warnings)
 
-  # A library of its own, so that lesson 07's exercise program (which links gs_registry and its
-  # own frame loop) never sees the solution's.
-  set(frame_loop ${PROJECT_BINARY_DIR}/generated/best_frame_loop.cpp)
-  file(GENERATE OUTPUT ${frame_loop} CONTENT
-"// Generated by gs_write_lesson_files() (cmake/GsLesson.cmake) from the lessons of this build.
+  if(ARG_FRAME_LOOP)
+    set(frame_loop ${PROJECT_BINARY_DIR}/generated/${ARG_FILE}_frame_loop.cpp)
+    file(GENERATE OUTPUT ${frame_loop} CONTENT
+"// Generated by cmake/GsLesson.cmake (_gs_add_registry) from the lessons of this build.
 #include \"gs/registry.hpp\"
 
 ${loop_declaration}
@@ -490,8 +558,25 @@ ${loop_call}}
 
 }  // namespace gs
 ")
-  add_library(gs_best_frame_loop STATIC ${frame_loop})
-  target_link_libraries(gs_best_frame_loop PUBLIC gs_common ${loop_libraries} PRIVATE gs_warnings)
+    add_library(${ARG_FRAME_LOOP} STATIC ${frame_loop})
+    target_link_libraries(${ARG_FRAME_LOOP} PUBLIC gs_common ${loop_libraries} PRIVATE gs_warnings)
+  endif()
+endfunction()
+
+# Writes, once every lesson is added:
+#  - the library gs_registry: gs::all_implementations(), every solution's steppers, fastest
+#    first, then the reference; and the library gs_best_frame_loop: gs::best_frame_loop(), lesson
+#    07's solution when built, else the synchronous loop of common/ (both by file(GENERATE));
+#  - <build>/lessons.tsv: one line per lesson build (and per lesson left out, with the reason),
+#    tab-separated, with a header: what scripts/grade.sh, scripts/gpu_check.sh and CI read.
+function(gs_write_lesson_files)
+  # gs_best_frame_loop is a library of its own, so that lesson 07's exercise program (which
+  # links its own frame loop) never sees the solution's.
+  _gs_add_registry(gs_registry ALL FILE registry FRAME_LOOP gs_best_frame_loop)
+  get_property(builds GLOBAL PROPERTY GS_LESSON_BUILDS)
+
+  # <build>/lesson_links.tsv, once every directory has added its targets.
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _gs_write_lesson_links)
 
   # lessons.tsv
   set(tsv "lesson\tbuild\ttopic\tkind\tlabels\tprovides\tlearner_files\texercise_program\tsolution_program\texercise_tests\tsolution_tests\tstatus\n")
@@ -527,6 +612,60 @@ ${loop_call}}
     string(APPEND tsv "${number}\t${id}\t${topic}\t-\t-\t-\t${files}\t-\t-\t-\t-\tnot built: ${reason}\n")
   endforeach()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/lessons.tsv CONTENT "${tsv}")
+endfunction()
+
+# <build>/lesson_links.tsv: what each lesson's targets link and include, for
+# scripts/check_layout.sh (a lesson uses only common/ and lessons of a lower number). One line per
+# linked library or include folder: lesson, target, role (library: the lesson's code; program:
+# its programs and test suites; registry: its registry), what (link or include), the item, and
+# for a linked target of this build the folder that defines it (relative to the source tree).
+function(_gs_write_lesson_links)
+  get_property(entries GLOBAL PROPERTY GS_LESSON_TARGETS)
+  set(tsv "lesson\ttarget\trole\twhat\titem\tfolder\n")
+  foreach(entry IN LISTS entries)
+    string(REPLACE "|" ";" fields "${entry}")
+    list(GET fields 0 number)
+    list(GET fields 1 target)
+    list(GET fields 2 role)
+    if(NOT TARGET ${target})
+      continue()
+    endif()
+    get_target_property(links ${target} LINK_LIBRARIES)
+    get_target_property(interface ${target} INTERFACE_LINK_LIBRARIES)
+    set(items "")
+    foreach(item IN LISTS links interface)
+      string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" item "${item}")
+      list(APPEND items "${item}")
+    endforeach()
+    list(REMOVE_DUPLICATES items)
+    foreach(item IN LISTS items)
+      if(NOT item)
+        continue()
+      endif()
+      set(folder -)
+      if(TARGET ${item})
+        get_target_property(imported ${item} IMPORTED)
+        if(NOT imported)
+          get_target_property(folder ${item} SOURCE_DIR)
+          file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${folder})
+          if(folder STREQUAL "")
+            set(folder .)
+          endif()
+        endif()
+      endif()
+      string(APPEND tsv "${number}\t${target}\t${role}\tlink\t${item}\t${folder}\n")
+    endforeach()
+    get_target_property(includes ${target} INCLUDE_DIRECTORIES)
+    list(REMOVE_DUPLICATES includes)
+    foreach(item IN LISTS includes)
+      # The source tree's folders; not the build folder's (generated), which may lie inside it.
+      if(item MATCHES "^${PROJECT_SOURCE_DIR}/" AND NOT item MATCHES "^${PROJECT_BINARY_DIR}/")
+        file(RELATIVE_PATH item ${PROJECT_SOURCE_DIR} ${item})
+        string(APPEND tsv "${number}\t${target}\t${role}\tinclude\t${item}\t-\n")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE ${PROJECT_BINARY_DIR}/lesson_links.tsv "${tsv}")
 endfunction()
 
 # The lesson's solution suite again under the limits of smaller GPUs (GS_DEVICE_LIMITS, see

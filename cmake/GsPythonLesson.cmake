@@ -168,7 +168,8 @@ function(gs_add_python_lesson)
     _gs_python_lesson_code(${module_target} ${learner_dir} ${body_dir})
     target_compile_definitions(${module_target} PRIVATE
       GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}")
-    target_link_libraries(${module_target} PRIVATE gs_registry ${ARG_LIBRARIES})
+    target_link_libraries(${module_target} PRIVATE gs_common ${ARG_LIBRARIES})
+    set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${module_target}|module")
     # LEARNER_ALONE (as gs_add_lesson's, cmake/GsLesson.cmake): each learner file compiled alone
     # in a generated translation unit with the module's include path, definitions and libraries
     # (_gs_python_lesson_code), so that it sees its lesson's interface header and nothing of the
@@ -192,6 +193,7 @@ function(gs_add_python_lesson)
       set_target_properties(${alone_target} PROPERTIES CXX_VISIBILITY_PRESET hidden)
       _gs_python_lesson_code(${alone_target} ${learner_dir} ${body_dir})
       target_link_libraries(${alone_target} PRIVATE pybind11::module gs_common)
+      set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${alone_target}|library")
     endif()
 
     # The module keeps its C++ runtime to itself, as Python's extension wheels do: libstdc++
@@ -249,12 +251,28 @@ function(gs_add_python_lesson)
   set_tests_properties(${lesson}.exercise_fails PROPERTIES LABELS "selftest;${lesson};cpu;gpu"
     SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
 
+  set_property(GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER} ${ARG_MODULE} ${ARG_MODULE}_exercise)
   gs_record_lesson_build(NUMBER ${ARG_NUMBER} TOPIC ${ARG_TOPIC} KIND python PROVIDES module
                          LEARNER ${ARG_LEARNER} LABELS cpu gpu)
-  # The libraries the module links (the registry: every solution's steppers, and common/), made
-  # position-independent once every directory has added its targets.
+  # The libraries the module links (common/, and what its program adds: the registry of every
+  # solution's steppers), made position-independent once every directory has added its targets.
   set_property(GLOBAL APPEND PROPERTY GS_PYTHON_MODULES ${ARG_MODULE} ${ARG_MODULE}_exercise)
   cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL _gs_python_modules_position_independent)
+endfunction()
+
+# The program that completes a Python lesson's modules (lesson 10's, grayscott: the choice among
+# every lesson's steppers), from apps/: @sources compiled into both modules (the exercise's and
+# the solution's, with their definitions), which also link @libraries (the registry).
+#   gs_python_lesson_program(NUMBER 10 SOURCES choices.cpp functions.cpp LIBRARIES gs_registry)
+function(gs_python_lesson_program)
+  cmake_parse_arguments(ARG "" "NUMBER" "SOURCES;LIBRARIES" ${ARGN})
+  get_property(modules GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER})
+  list(TRANSFORM ARG_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  foreach(module IN LISTS modules)
+    target_sources(${module} PRIVATE ${ARG_SOURCES})
+    target_include_directories(${module} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${module} PRIVATE ${ARG_LIBRARIES})
+  endforeach()
 endfunction()
 
 function(_gs_python_modules_position_independent)

@@ -673,7 +673,7 @@ def solution_symbols(build):
     defined = set()
     for folder, _, files in os.walk(build):
         for name in files:
-            if re.match(r"lib(lesson\d\d_solution\w*_impl|gs_registry)\.a$", name):
+            if re.match(r"lib(lesson\d\d_solution\w*_impl|gs_registry|lesson\d\d\w*_registry)\.a$", name):
                 try:
                     output = subprocess.run(["nm", "-C", "--defined-only", os.path.join(folder, name)],
                                             check=True, capture_output=True, text=True,

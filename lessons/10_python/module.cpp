@@ -13,8 +13,9 @@
 // and the advance with the GIL released, in batches that let Ctrl-C through. Errors: a bad
 // parameter or array is a ValueError with the programs' message (TypeError for what is not an
 // array at all); a GPU implementation without a GPU, a CUDA error, a busy object: RuntimeError.
-// The module's plumbing lives in program/: the checks of the parameters and the choice of an
-// implementation (choices.cpp), and what Python sees besides the two classes (functions.cpp).
+// The module's plumbing is the program's, a floor above (the program grayscott), behind the
+// interface this lesson owns (program_api.hpp): the checks of the parameters and the choice of an
+// implementation among every lesson's steppers, and what Python sees besides the two classes.
 
 // The learner's file: array_problem(), field_view(), advance_released(), written against
 // binding_api.hpp (Target, Work, Batching, overlaps()). Angle brackets: the build picks
@@ -45,8 +46,7 @@
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
 #include "gs/timing.hpp"
-#include "program/choices.hpp"
-#include "program/functions.hpp"
+#include "program_api.hpp"
 
 namespace lesson10 {
 
@@ -540,5 +540,5 @@ PYBIND11_MODULE(GS_MODULE_NAME, module) {
                ", implementation='" + s.implementation() + "')";
       });
 
-  define_functions(module);  // program/functions.cpp: DeviceArray and the free functions
+  define_functions(module);  // program_api.hpp: DeviceArray and the free functions
 }

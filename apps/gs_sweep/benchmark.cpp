@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "../batch.hpp"
+#include "batch.hpp"
 #include "gs/device_limits.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"

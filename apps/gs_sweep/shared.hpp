@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../batch.hpp"
+#include "batch.hpp"
 #include "gs/main_guard.hpp"
 #include "multi_gpu.hpp"
 

@@ -1,6 +1,6 @@
 // Lesson 10's module: the checks of a grid and its rates, the choice of an implementation, and
-// OpenMP after fork() (choices.hpp).
-#include "choices.hpp"
+// OpenMP after fork() (program_api.hpp).
+#include "program_api.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,7 +1,10 @@
-// Lesson 10's module, its plumbing (not the lesson's idea): the checks of a grid and its rates
-// with the programs' messages, the choice of an implementation by name, the OpenMP steppers
-// refused in a child forked after OpenMP started, and the making of a Simulation or a Stepper
-// from Python's keywords. Defined in choices.cpp; used by module.cpp and functions.cpp.
+// What lesson 10's module asks of the program that hosts it, the program grayscott a floor above
+// (its choices.cpp and functions.cpp define these; it links the registry of every lesson's
+// steppers): plumbing, not the lesson's idea. The checks of a grid and its rates with the
+// programs' messages, the choice of an implementation by name, the OpenMP steppers refused in a
+// child forked after OpenMP started, the making of a Simulation or a Stepper from Python's
+// keywords, and what Python sees besides Simulation and Stepper (define_functions()). The lesson
+// owns this interface and calls it (module.cpp); the program implements it.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -66,5 +69,10 @@ std::unique_ptr<Made> make(int rows, int cols, const py::object& implementation,
   const gs::Implementation& chosen = choose(name_of(implementation), rows, cols);
   return std::make_unique<Made>(rows, cols, chosen, rates);
 }
+
+// What Python sees besides Simulation and Stepper (the module's DeviceArray, to_device,
+// list_implementations, defaults, initial_state, random_state, gpu_status, the transfer
+// counters, build): defined in `module`, once, by module.cpp's PYBIND11_MODULE.
+void define_functions(py::module_& module);
 
 }  // namespace lesson10

@@ -1,5 +1,5 @@
-// Lesson 10's module: what Python sees besides Simulation and Stepper (functions.hpp).
-#include "functions.hpp"
+// Lesson 10's module: what Python sees besides Simulation and Stepper (program_api.hpp).
+#include "program_api.hpp"
 
 #include <pybind11/numpy.h>
 
@@ -8,8 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../arrays.hpp"
-#include "choices.hpp"
+#include "arrays.hpp"
 #include "gs/gpu.hpp"
 #include "gs/params.hpp"
 #include "gs/program.hpp"

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "../batch.hpp"
+#include "batch.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 
