@@ -3,8 +3,8 @@
 // the temporary file is its own (two writers never share one); only a regular file is replaced,
 // a symbolic link is written through with the mode kept; names fit NAME_MAX; the room allowed
 // for HDF5's metadata covers what HDF5 writes; temporaries of dead processes are reported.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/socket.h>
 #include <sys/stat.h>

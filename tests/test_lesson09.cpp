@@ -46,10 +46,10 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
 #include "gs/reference.hpp"
+#include "multi_gpu.hpp"  // apps/gs_sweep/
 #include "openmp_threads.hpp"
 #include "point/lesson09_point.hpp"
 #include "process.hpp"
-#include "program/multi_gpu.hpp"
 
 namespace {
 namespace fs = std::filesystem;
