@@ -81,6 +81,8 @@ class FrameWriter {
   /// @param params the run's parameters, stored as attributes of the dataset.
   /// @param implementation the implementation's name, stored as an attribute.
   /// @param options test seams and the warnings' destination; the defaults are the programs'.
+  /// @param layout where the frames go: chunk_per_frame (write_frame()), or chunks_allocated
+  ///        (every chunk's place known at creation: frame_offset(), mark_written_elsewhere()).
   /// @throws OutputError when the frame is larger than kMaxFrameBytes, the output path is
   ///         refused, or the file cannot be created.
   FrameWriter(const std::string& path, const Params& params, const std::string& implementation,
