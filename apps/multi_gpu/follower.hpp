@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "../ranks.hpp"
 #include "agreement.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
+#include "ranks.hpp"  // lessons/08_multi_gpu/
 #include "slab_output.hpp"
 
 namespace GS_LESSON_NAMESPACE {
