@@ -227,6 +227,7 @@ gs::RunResult run_writing_own_rows(const gs::Implementation& distributed,
   clock.restart();
   stepper.close_output();
   result.wait_seconds = follower.slot_wait_seconds();
+  result.waits = follower.slot_waits();
   result.write_seconds = follower.write_seconds();  // rank 0's writer thread
   writer.mark_written_elsewhere();
   gs::commit_frames(writer, options.fsync, result);
