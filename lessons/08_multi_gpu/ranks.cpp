@@ -30,9 +30,10 @@
 // exchange on a tiny grid.
 //
 // This file and ranks.hpp are the lesson: the slabs, the ranks' devices and the exchange. The
-// program around them is in program/, plumbing you need not read: the command line and the
-// ranks' agreement on it (options.cpp, agreement.cpp), the run as one stepper on rank 0 and its
-// rounds of commands (follower.hpp), the modes and the report (program.cpp).
+// program around them is one of the course's programs (the README says where), plumbing you
+// need not read: the command line and the ranks' agreement on it (options.cpp, agreement.cpp),
+// the run as one stepper on rank 0 and its rounds of commands (follower.hpp), each rank's output
+// (slab_output.hpp), the modes and the report (program.cpp).
 #include "ranks.hpp"
 
 #if __has_include(<mpi-ext.h>)

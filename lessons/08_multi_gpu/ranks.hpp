@@ -1,5 +1,6 @@
 // Lesson 08: the ranks and their slabs, what ranks.cpp defines (its opening comment tells the
-// whole lesson). The program around them (program/) uses only what is declared here.
+// whole lesson). The program around them (one of the course's programs) uses only what is
+// declared here.
 #pragma once
 
 #include <mpi.h>

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "../ranks.hpp"
 #include "agreement.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/state.hpp"
 #include "gs/stepper.hpp"
+#include "ranks.hpp"  // lessons/08_multi_gpu/
 #include "slab_output.hpp"
 
 namespace GS_LESSON_NAMESPACE {
@@ -149,11 +149,12 @@ class Follower {
     place_ = place;
     offsets_ = std::move(offsets);
   }
-  // Seconds this rank's writer spent writing (after kCloseOutput), and the longest wait of the
-  // computing thread for a free slot.
+  // Seconds this rank's writer spent writing (after kCloseOutput), its writeback, and the time
+  // (and the times) the computing thread waited for a free slot.
   double write_seconds() const { return write_seconds_; }
   const gs::WritebackStats& writeback() const { return writeback_; }
   double slot_wait_seconds() const { return slot_wait_seconds_; }
+  int slot_waits() const { return slot_waits_; }
 
   // Rank 0 ends the run: a last round (kStop) releases the others, unless a round already did.
   void finish() {
@@ -281,6 +282,7 @@ class Follower {
           if (!failure.empty() && output_failure_.empty()) output_failure_ = failure;
           write_seconds_ = output_->seconds();
           writeback_ = output_->writeback();
+          slot_waits_ = output_->waits();
           output_.reset();  // the writer thread joined, the descriptor closed
         }
         break;
@@ -307,6 +309,7 @@ class Follower {
   double write_seconds_ = 0.0;
   gs::WritebackStats writeback_;
   double slot_wait_seconds_ = 0.0;
+  int slot_waits_ = 0;
   bool finished_ = false;  // a round stopped the run, or rank 0 sent kStop: no more rounds
   bool broken_ = false;    // a step of every rank failed here: only MPI_Abort ends the others
 };

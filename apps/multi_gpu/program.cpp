@@ -23,7 +23,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../ranks.hpp"
 #include "agreement.hpp"
 #include "follower.hpp"
 #include "gs/hdf5_io.hpp"
@@ -37,6 +36,7 @@
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
 #include "options.hpp"
+#include "ranks.hpp"  // lessons/08_multi_gpu/
 
 namespace GS_LESSON_NAMESPACE {
 
@@ -172,7 +172,7 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   return gs::kExitSuccess;
 }
 
-// Rank 0's frame loop when each rank writes its own rows (program/slab_output.hpp): the file
+// Rank 0's frame loop when each rank writes its own rows (slab_output.hpp): the file
 // created here with every frame's place allocated, its name, identity and places told to every
 // rank, then per frame one round to advance and one to hand every rank's rows to its writer; at
 // the end every writer waited for, and the file closed, flushed and renamed here.
@@ -227,6 +227,7 @@ gs::RunResult run_writing_own_rows(const gs::Implementation& distributed,
   clock.restart();
   stepper.close_output();
   result.wait_seconds = follower.slot_wait_seconds();
+  result.waits = follower.slot_waits();
   result.write_seconds = follower.write_seconds();  // rank 0's writer thread
   writer.mark_written_elsewhere();
   gs::commit_frames(writer, options.fsync, result);

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "../ranks.hpp"
 #include "agreement.hpp"
 #include "gs/program.hpp"
 #include "gs/stepper.hpp"
+#include "ranks.hpp"  // lessons/08_multi_gpu/
 
 namespace CLI {
 class App;

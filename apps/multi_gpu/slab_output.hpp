@@ -85,7 +85,9 @@ class RankOutput {
   double queue(int frame, std::vector<float>&& rows) {
     std::unique_lock<std::mutex> lock(mutex_);
     const auto start = std::chrono::steady_clock::now();
-    room_.wait(lock, [this] { return pending_.size() < kSlots || !failure_.empty(); });
+    const auto room = [this] { return pending_.size() < kSlots || !failure_.empty(); };
+    if (!room()) ++waits_;
+    room_.wait(lock, room);
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (failure_.empty()) pending_.emplace_back(frame, std::move(rows));
@@ -109,6 +111,11 @@ class RankOutput {
   double seconds() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return write_seconds_;
+  }
+  // How many times queue() had to wait for a free slot.
+  int waits() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return waits_;
   }
   // What this rank's writeback did (as gs::FrameWriter's report counts it).
   gs::WritebackStats writeback() const {
@@ -223,6 +230,7 @@ class RankOutput {
   bool stopping_ = false;
   std::string failure_;
   double write_seconds_ = 0.0;
+  int waits_ = 0;
   gs::WritebackStats writeback_stats_;
   std::thread writer_;
 };
