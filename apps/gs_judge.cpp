@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -197,9 +198,16 @@ std::vector<Case> draw_cases(Draw& draw, Shape shape, int count) {
       p.cols = std::max(p.cols, 2);
     } else if (shape == Shape::sweep) {
       p.seed = -1;  // lesson 09's members start from the canonical state
-      // Small enough that a member fits in one SM's shared memory (the resident kernel).
-      p.rows = std::min(p.rows, 40);
-      p.cols = std::min(p.cols, 64);
+      // Small enough that a member fits in one SM's shared memory (the resident kernel), large
+      // enough that the canonical state has its seed (gs::seed_box(): 16 rows and 16 columns at
+      // least): without it u = 1, v = 0 everywhere is a fixed point, which any code reproduces.
+      p.rows = p.rows < 16 ? draw.integer(16, 40) : std::min(p.rows, 40);
+      p.cols = p.cols < 16 ? draw.integer(16, 64) : std::min(p.cols, 64);
+      const gs::SeedBox seed = gs::seed_box(p.rows, p.cols);
+      if (seed.row_begin >= seed.row_end || seed.col_begin >= seed.col_end) {
+        throw std::logic_error("a sweep case of " + std::to_string(p.rows) + " x " +
+                               std::to_string(p.cols) + " cells has no seed");
+      }
       p.frames = 1;
       p.steps_per_frame = draw.integer(1, 40);
       c.feed_count = draw.integer(1, 4);

@@ -28,11 +28,17 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 not_ok() { failed=$((failed + 1)); echo "FAIL $*"; }
 
-# run_judge BUILD PROGRAM MODULE_DIR: gs_judge's exit status; its output in $scratch/judge.log
+# Seeds that once drew cases the shipped exercise passed, replayed on every run besides a fresh
+# draw (an attack found becomes a test): lesson 09's grids without the canonical seed, a fixed
+# point that any code reproduces (CI at 72b14a3).
+declare -A replayed_seeds=([09]=947490919018070802)
+
+# run_judge BUILD PROGRAM MODULE_DIR [SEED]: gs_judge's exit status; its output in $scratch/judge.log
 run_judge() {
-  local id=$1 program=$2 module_dir=$3 folder
+  local id=$1 program=$2 module_dir=$3 seed=${4:-} folder
   folder=$(mktemp -d "$scratch/run.XXXXXX")
   local args=(--lesson "$id" --scratch "$folder" --cases 3 --mpiexec "$mpiexec" --timeout 120
+              ${seed:+--seed "$seed"}
               ${gpu_args[@]+"${gpu_args[@]}"} ${sandbox_args[@]+"${sandbox_args[@]}"})
   if [ -n "$module_dir" ]; then
     args+=(--python "$python" --runner "$ROOT/tests/judge/lesson10_runner.py"
@@ -92,6 +98,16 @@ while IFS=$'\t' read -r lesson id topic kind labels provides _ exercise solution
   else
     not_ok "$id: the shipped exercise does not fail the judge (exit $code):"
     tail -4 "$scratch/judge.log" | sed 's/^/     /'
+  fi
+  if [ -n "${replayed_seeds[$id]:-}" ]; then
+    run_judge "$id" "$exercise" "$module_exercise" "${replayed_seeds[$id]}"
+    code=$?
+    if [ "$code" = 1 ]; then
+      ok "$id: the shipped exercise fails the judge's replayed seed ${replayed_seeds[$id]}"
+    else
+      not_ok "$id: the shipped exercise passes the judge's replayed seed ${replayed_seeds[$id]} (exit $code):"
+      tail -4 "$scratch/judge.log" | sed 's/^/     /'
+    fi
   fi
 done < <(tail -n +2 "$manifest")
 
