@@ -12,9 +12,10 @@
 //
 // What it runs, per lesson build (its table below): the lesson's program with each of the
 // lesson's implementations (01-06, 11), the program through lesson 07's frame loop, lesson 08's
-// ranks under mpiexec, lesson 09's sweep (each member against its own rates), lesson 10's module
-// through tests/judge/lesson10_runner.py. Exit status: 0 pass, 1 fail, 2 usage; the verdict and
-// every case, as JSON, in --json.
+// ranks under mpiexec and the round of its peer exchange (written down by the program's
+// `protocol` mode, walked here on lessons/08_multi_gpu/round_model.hpp), lesson 09's sweep (each
+// member against its own rates), lesson 10's module through tests/judge/lesson10_runner.py. Exit
+// status: 0 pass, 1 fail, 2 usage; the verdict and every case, as JSON, in --json.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -48,6 +50,7 @@
 #include "gs/program.hpp"
 #include "gs/reference.hpp"
 #include "gs/state.hpp"
+#include "round_model.hpp"  // lessons/08_multi_gpu/: the peer round's contract, no learner code
 
 namespace {
 
@@ -55,7 +58,7 @@ namespace {
 enum class Shape { implementations, frame_loop, ranks, sweep, module };
 
 struct Graded {
-  std::string name;  // an implementation, or the lesson's path (e.g. "ranks-mpi")
+  std::string name;  // an implementation, or the lesson's path (e.g. "ranks-peer")
   bool gpu;          // needs a GPU: not graded where none is
 };
 
@@ -101,7 +104,9 @@ const std::vector<LessonPlan>& plans() {
         {"l06-fused-graph", true},
         {"l06-fused", true}}},
       {"07", Shape::frame_loop, {{"cpu-stepper", false}, {"gpu-stepper", true}}},
-      {"08", Shape::ranks, {{"ranks-mpi", false}, {"ranks-nccl", true}}},
+      // Lesson 08's learner writes the round of the peer exchange: walked on the model (any
+      // machine), then run by GPU ranks that write each other's halos.
+      {"08", Shape::ranks, {{"ranks-protocol", false}, {"ranks-peer", true}}},
       {"09", Shape::sweep, {{"sweep-cpu", false}, {"sweep-gpu-resident", true}}},
       {"10", Shape::module, {{"module-cpu", false}, {"module-gpu", true}}},
       {"11", Shape::implementations, {{"l11-on-chip", true}, {"l11-on-chip-h8", true}}},
@@ -438,7 +443,7 @@ struct Options {
   bool seed_given = false;
   int cases = 4;
   bool sandbox = false, gpu = false;
-  int gpus = 1;  // GPUs there (with gpu): lesson 08's NCCL ranks need one each
+  int gpus = 1;  // GPUs there (with gpu): lesson 08's peer ranks need one each
   double timeout = 120;
 };
 
@@ -484,11 +489,10 @@ std::vector<std::string> command_for(const Options& o, Shape shape, const std::s
     case Shape::ranks:
       command = {o.mpiexec, "-n", std::to_string(c.ranks), "--oversubscribe", "--bind-to", "none"};
       if (geteuid() == 0) command.push_back("--allow-run-as-root");
-      // The ranks run a stepper of the registry (its device is the ranks'); the exchange
-      // between them is the learner's.
-      append({o.program, "--halo", std::to_string(c.halo), "--transport",
-              graded == "ranks-nccl" ? "nccl" : "mpi", "--impl",
-              graded == "ranks-nccl" ? "l06-temporal" : "l02-simd-omp"});
+      // The GPU ranks run lesson 06's stepper; the exchange between them is the peer exchange,
+      // whose round is the learner's.
+      append({o.program, "--halo", std::to_string(c.halo), "--transport", "peer", "--impl",
+              "l06-temporal"});
       break;
     case Shape::sweep:
       command = {o.program,
@@ -597,10 +601,62 @@ std::string check_result(Shape shape, const Case& c, const std::string& folder) 
   return compare_frame_file(folder + "/result.h5", p, gs::starting_state(p));
 }
 
+// Lesson 08's round of the peer exchange, as the program's `protocol` mode prints it ("done N:
+// post 1; fence; ..." for N = 0, 1, ...), walked on the model of two and three ranks. "" when it
+// keeps the contract, else why not.
+std::string check_protocol(const std::string& output) {
+  std::map<unsigned long long, std::vector<round_model::Step>> rounds;
+  std::istringstream lines(output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    unsigned long long done = 0;
+    int used = 0;
+    if (std::sscanf(line.c_str(), "done %llu: %n", &done, &used) != 1 || used == 0) continue;
+    std::vector<round_model::Step> steps;
+    if (!round_model::parse_round(line.substr(static_cast<std::size_t>(used)), steps)) {
+      return "the program's round of a block that finished " + std::to_string(done) +
+             " rounds is not a list of the Block's operations: " + line.substr(0, 200);
+    }
+    rounds[done] = steps;
+  }
+  const auto round_of = [&rounds](unsigned long long done) {
+    const auto found = rounds.find(done);
+    if (found == rounds.end()) {
+      throw std::runtime_error("the program did not print the round of a block that finished " +
+                               std::to_string(done) + " rounds");
+    }
+    return found->second;
+  };
+  try {
+    for (const int ranks : {2, 3}) {
+      const std::string trouble = round_model::check(round_of, ranks, 6);
+      if (!trouble.empty()) return std::to_string(ranks) + " ranks: " + trouble;
+    }
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  return "";
+}
+
 Verdict judge_one(const Options& o, Shape shape, const Graded& graded, const Case& c, int index) {
   Verdict verdict{graded.name, "pass", "", "", index};
   const std::string folder = o.scratch + "/" + graded.name + "-" + std::to_string(index);
   if (mkdir(folder.c_str(), 0700) != 0) throw std::runtime_error("cannot create " + folder);
+  if (graded.name == "ranks-protocol") {  // no case to draw: the round is the same on any grid
+    const std::vector<std::string> command = {o.program, "protocol"};
+    verdict.command = quoted(command);
+    const Ran ran = run_command(command, folder, o.sandbox, o.timeout, {});
+    if (ran.timed_out || ran.status != 0) {
+      verdict.status = "fail";
+      verdict.detail = ran.timed_out
+                           ? "did not finish within " + number_text(o.timeout) + " s"
+                           : "exited with status " + std::to_string(ran.status) + ": " + ran.output;
+    } else {
+      verdict.detail = check_protocol(ran.output);
+      if (!verdict.detail.empty()) verdict.status = "fail";
+    }
+    return verdict;
+  }
   if (shape == Shape::module) {  // the starting state, handed over as files: u.f32 and v.f32
     const gs::State start =
         gs::random_state(c.params.rows, c.params.cols, static_cast<std::uint64_t>(c.params.seed));
@@ -648,15 +704,17 @@ int judge(const Options& o) {
       partial = true;
       continue;
     }
-    // NCCL takes one GPU per rank: two ranks at least, as many as there are GPUs.
-    const bool nccl = graded.name == "ranks-nccl";
-    if (nccl && o.gpus < 2) {
+    // The peer exchange is graded with one GPU per rank: two ranks at least, as many as there
+    // are GPUs.
+    const bool peer = graded.name == "ranks-peer";
+    if (peer && o.gpus < 2) {
       verdicts.push_back({graded.name, "not graded here", "needs two GPUs", "", 0});
       partial = true;
       continue;
     }
     std::vector<Case> cases = draw_cases(draw, plan->shape, o.cases);
-    if (nccl) {
+    if (graded.name == "ranks-protocol") cases.resize(1);
+    if (peer) {
       for (Case& c : cases) {
         c.ranks = std::min(c.ranks, o.gpus);
         c.params.rows = std::max(c.params.rows, c.ranks * c.halo + 1);
@@ -666,8 +724,13 @@ int judge(const Options& o) {
       Verdict verdict = judge_one(o, plan->shape, graded, cases[i], static_cast<int>(i + 1));
       std::cout << "gs_judge: " << graded.name << " case " << i + 1 << ": " << verdict.status
                 << (verdict.detail.empty() ? "" : " - " + verdict.detail.substr(0, 400)) << "\n";
-      const bool this_failed = verdict.status != "pass";
+      const bool not_here = verdict.status == "not graded here";
+      const bool this_failed = verdict.status != "pass" && !not_here;
       verdicts.push_back(std::move(verdict));
+      if (not_here) {  // the machine cannot run this path (lesson 08: GPUs without peer access)
+        partial = true;
+        break;
+      }
       if (this_failed) {
         failed = true;
         break;  // one failing case tells; the next graded path still runs
@@ -717,7 +780,7 @@ int main(int argc, char** argv) {
   app.add_option("--cases", o.cases, "cases per graded path")->check(CLI::Range(1, 50));
   app.add_flag("--sandbox", o.sandbox, "run the learner's process in bubblewrap (bwrap)");
   app.add_flag("--gpu", o.gpu, "grade the GPU paths too (a GPU is there)");
-  app.add_option("--gpus", o.gpus, "GPUs there (lesson 08's NCCL ranks take one each)")
+  app.add_option("--gpus", o.gpus, "GPUs there (lesson 08's peer ranks take one each)")
       ->check(CLI::Range(1, 1024));
   app.add_option("--timeout", o.timeout, "seconds one run of the learner's process may take")
       ->check(CLI::Range(1.0, 3600.0));

@@ -647,8 +647,8 @@ grade_build() {  # grade_build KEY LESSON BUILD TOPIC LABELS PROVIDES PROGRAM TE
   elif [ "$judge_status" = PARTIAL ] && [ -z "$gpu_parts" ] && [ "$verdict" = PASS ]; then
     if [[ "$judge_not_here" == *"needs a GPU"* ]]; then
       verdict=FAIL reason="the judge could not grade its GPU paths on a machine that should"
-    else  # lesson 08's NCCL ranks on a machine of one GPU: PARTIAL once the rest passed
-      judge_partial="not graded here: the judge's NCCL ranks ($judge_not_here)"
+    else  # lesson 08's peer ranks on a machine of one GPU: PARTIAL once the rest passed
+      judge_partial="not graded here: the judge's GPU ranks (one GPU each) ($judge_not_here)"
     fi
   fi
   printf '%s/%s cases passed, %s skipped' "$passed" "$total" "$skipped"

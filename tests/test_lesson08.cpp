@@ -31,6 +31,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/reference.hpp"
 #include "gs/report.hpp"
+#include "lesson08_point.hpp"
 #include "process.hpp"
 
 namespace {
@@ -85,6 +86,15 @@ void expect_reference_frames(const std::string& path, int rows, int cols, int fr
         << "frame " << frame << " of " << path << " (written by " << reader.info().implementation
         << ")";
   }
+}
+
+// The lesson's point: the round of the peer exchange (halo_exchange.hpp) keeps its contract in
+// every order in which two and three ranks' operations can interleave, six exchanges in a row
+// (tests/point/lesson08_point.hpp; the model is lessons/08_multi_gpu/round_model.hpp). No GPU
+// needed: a GPU run would show a lost or half-seen row once in many runs, if ever.
+TEST(Lesson08Point, ThePeerRoundKeepsItsContractInEveryOrder) {
+  const std::string trouble = lesson08_point::check_round();
+  EXPECT_EQ(trouble, "") << "the round of halo_exchange.hpp breaks the contract: " << trouble;
 }
 
 // The exchange alone: tiny grids, CPU ranks with the plain layout (reference) and the padded

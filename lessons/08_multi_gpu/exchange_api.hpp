@@ -1,20 +1,37 @@
-// Lesson 08's interface for the learner's file (halo_exchange.hpp): what an exchange is given.
-// HaloPlan (what one rank sends and receives), MPI, and where the build found NCCL, NCCL, the
-// CUDA stream type and GS_NCCL_CHECK (every NCCL call checked). ranks.hpp includes it; so does
-// halo_exchange.hpp, which then compiles on its own.
+// Lesson 08's interface: what an exchange is given. HaloPlan (what one rank sends and receives),
+// and the Block, what the learner's round (halo_exchange.hpp) works with. ranks.hpp includes it;
+// so does halo_exchange.hpp, which then compiles on its own (no MPI, no CUDA needed).
+//
+// The Block: one block of the peer exchange's kernel (peer_exchange.hpp), on one rank. Block b of
+// every rank moves the same part of the rows, so each operation is about block b alone and its
+// counterpart, block b, on each neighbour. The round is a template over the Block: the kernel
+// hands it a block of the GPU, the point test and the judge a Recorder (round_model.hpp) that
+// writes the operations down, and walk them on a model of the ranks. Its operations:
+//
+//   unsigned long long done()   the rounds this block has finished: it lives in the GPU's memory
+//                               (0 at the start) and survives from one kernel to the next, so
+//                               no host thread counts anything;
+//   void post(int slot)         writes this rank's boundary rows (its first `halo` own rows for
+//                               the rank above, its last ones for the rank below) into slot
+//                               `slot` (0 or 1) of each neighbour's mailbox, over NVLink; the
+//                               neighbour may see these stores late, or in part;
+//   void fence()                waits until every store this block made is visible to every GPU
+//                               (__syncthreads, then __threadfence_system);
+//   void signal(n)              sets this block's flag in each neighbour's memory to n (a release
+//                               store at system scope);
+//   void wait_for(n)            returns once each neighbour's flag in this rank's memory is n or
+//                               more (a spin on local memory, an acquire load; after
+//                               GS_PEER_TIMEOUT_S it ends the kernel with a trap);
+//   void unpack(int slot)       copies slot `slot` of this rank's own mailbox into its halos;
+//   void finish(n)              sets done() to n, for the next kernel.
+//
+// A rank's kernels run one after another (one stream); two ranks' kernels run at the same time,
+// at any relative speed.
 #pragma once
 
-#include <mpi.h>
+#include "gs/host_device.hpp"
 
-#include <stdexcept>
-#include <string>
-
-#if GS_HAVE_NCCL
-#include <cuda_runtime.h>
-#include <nccl.h>
-#endif
-
-// What one rank sends and receives in an exchange (halo_exchange.hpp draws it).
+// What one rank sends and receives in an exchange.
 struct HaloPlan {
   int up;      // the rank above (holding the rows before ours), or -1
   int down;    // the rank below, or -1
@@ -24,13 +41,3 @@ struct HaloPlan {
   int top;     // halo rows above the own rows: halo, or 0 for the first rank
   int bottom;  // halo rows below: halo, or 0 for the last rank
 };
-
-#if GS_HAVE_NCCL
-// Throws, naming the call, its file and line, unless an NCCL call succeeded.
-inline void nccl_check(ncclResult_t status, const char* call, const char* file, int line) {
-  if (status == ncclSuccess) return;
-  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
-                           " failed: " + ncclGetErrorString(status));
-}
-#define GS_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
-#endif

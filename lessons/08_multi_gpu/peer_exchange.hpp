@@ -6,36 +6,25 @@
 // grouped send/receive is a protocol between two proxies, with its own kernels and handshakes.
 // Here each rank maps, once, a "mailbox" in each neighbour's memory (CUDA IPC: a handle made by the
 // owner, sent over MPI, opened by the neighbour), and every exchange is ONE kernel on the stream
-// the rank computes on:
-//
-//   1. post     copy my first `halo` own rows (both fields) into the mailbox of the rank above,
-//               my last `halo` rows into the mailbox of the rank below: stores over NVLink;
-//   2. signal   each block, once its stores are fenced (system scope: they cross to another
-//               GPU), raises its own flag in each neighbour's memory: "block b's part of round n
-//               has arrived" (a release store);
-//   3. wait     one thread of block b spins on this GPU's own flags until the neighbours' block b
-//               has posted round n (acquire loads of local memory: cheap);
-//   4. unpack   copy the mailbox into my halo rows, and count the round as done.
+// the rank computes on. What a block of that kernel does, and in which order, is the learner's
+// round (halo_exchange.hpp); this file gives it the operations (KernelBlock, below: post rows into
+// a slot of the neighbours' mailboxes, fence, raise a flag in the neighbours' memory, wait on
+// this GPU's own flags, unpack a slot into the halos, and the count of rounds done) and the
+// memory they work on.
 //
 // Block b moves the same part of the rows on every rank (the ranks agree on the grid and on the
 // word width at the start), so a block waits for one block of each neighbour and for no block
-// of its own kernel: no counter, no "last block", no atomic.
+// of its own kernel: no counter across blocks, no "last block".
 //
 // No NCCL call, no MPI call, no host thread: the host only queues a kernel, and the ordering
-// between the GPUs is the flags'. The round numbers live on the device, so the kernel can be
-// queued again and again (or captured in a CUDA graph) without the host counting anything.
+// between the GPUs is the flags'. The round count lives on the device (one per block), so the
+// kernel can be queued again and again (or captured in a CUDA graph) without the host counting
+// anything.
 //
-// Why the mailbox has two slots (round n uses slot n % 2): when block b posts round n, the
-// neighbour's block b may still be unpacking round n - 1 (it waited for our round n - 1, which we
-// posted at the start of our previous kernel), but it has surely finished round n - 2: the
-// neighbour's kernel n - 1 had started (its block b posted what we received), and a stream runs
-// its kernels one after another. So slot n % 2 is free without any "free" flag going back. One
-// slot would need that second flag, and a wait for it.
-//
-// Why the grid is never larger than what fits on the GPU at once: a block that waits (step 3)
-// occupies its SM until the neighbour posts; if the neighbour's block b were still queued behind
-// its waiting blocks, and ours the same, neither would ever post. A grid no larger than the GPU
-// holds at once (and a grid-stride loop) is resident from its start.
+// Why the grid is never larger than what fits on the GPU at once: a block that waits occupies its
+// SM until the neighbour posts; if the neighbour's block b were still queued behind its waiting
+// blocks, and ours the same, neither would ever post. A grid no larger than the GPU holds at once
+// (and a grid-stride loop) is resident from its start.
 //
 // The wait has a limit (GS_PEER_TIMEOUT_S, default 30 s): a neighbour that died or never queued
 // its exchange ends the kernel with a trap, an error the rank reports, not a hang.
@@ -56,6 +45,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <halo_exchange.hpp>  // the round (the build picks your stubs or the solution's)
 
 #include "exchange_api.hpp"
 #include "gs/cuda_check.hpp"
@@ -115,74 +106,117 @@ __device__ inline void wait_for(unsigned long long* flag, unsigned long long rou
   }
 }
 
-// `Word`: float4 where the ranks agreed that every row starts 16 bytes aligned and `cols` is a
-// multiple of 4 (four cells per load and store: a quarter of the transactions over NVLink), else
-// float. Every rank must use the same: block b's part of the rows is counted in words.
+// One block of the exchange kernel, on this rank: the operations the learner's round
+// (halo_exchange.hpp) is played with, as exchange_api.hpp describes them. `Word`: float4 where
+// the ranks agreed that every row starts 16 bytes aligned and `cols` is a multiple of 4 (four
+// cells per load and store: a quarter of the transactions over NVLink), else float. Every rank
+// must use the same: block b's part of the rows is counted in words.
+template <typename Word>
+class KernelBlock {
+ public:
+  __device__ explicit KernelBlock(const Round& p)
+      : p_(p),
+        block_(static_cast<int>(blockIdx.x)),
+        cols_(p.cols / kWidth),
+        pitch_(p.pitch / kWidth),
+        per_field_(std::int64_t{p.halo} * (p.cols / kWidth)),
+        stride_(std::int64_t{gridDim.x} * blockDim.x),
+        first_(std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x) {}
+
+  __device__ unsigned long long done() const { return p_.mine->round[block_]; }
+
+  // My first `halo` own rows into the "from below" side (1) of the above's mailbox, my last ones
+  // into the "from above" side (0) of the below's; item i of a side is the same item on both
+  // ranks, and the same block moves it.
+  __device__ void post(int slot) const {
+    const Word* u = reinterpret_cast<const Word*>(p_.u);
+    const Word* v = reinterpret_cast<const Word*>(p_.v);
+    Word* above = reinterpret_cast<Word*>(p_.up_mailbox);
+    Word* below = reinterpret_cast<Word*>(p_.down_mailbox);
+    const std::int64_t base = slot_base(slot);
+    for (std::int64_t i = first_; i < 2 * per_field_; i += stride_) {
+      const std::int64_t cell = i % per_field_;
+      const int row = static_cast<int>(cell / cols_);
+      const int col = static_cast<int>(cell % cols_);
+      const Word* field = i < per_field_ ? u : v;
+      if (above != nullptr) above[base + 2 * per_field_ + i] = field[(p_.top + row) * pitch_ + col];
+      if (below != nullptr) {
+        below[base + i] = field[(p_.top + p_.rows - p_.halo + row) * pitch_ + col];
+      }
+    }
+  }
+
+  // Every thread's stores done, then made visible to the other GPUs (system scope).
+  __device__ void fence() const {
+    __syncthreads();
+    if (threadIdx.x == 0) __threadfence_system();
+  }
+
+  __device__ void signal(unsigned long long round) const {
+    if (threadIdx.x != 0) return;
+    if (p_.up_flags != nullptr) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(
+          p_.up_flags->arrived[1][block_])
+          .store(round, cuda::memory_order_release);
+    }
+    if (p_.down_flags != nullptr) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(
+          p_.down_flags->arrived[0][block_])
+          .store(round, cuda::memory_order_release);
+    }
+  }
+
+  // One thread spins on this GPU's own flags; the block goes on together.
+  __device__ void wait_for(unsigned long long round) const {
+    if (threadIdx.x == 0) {
+      if (p_.top > 0) peer::wait_for(&p_.mine->arrived[0][block_], round, p_.timeout_ns);
+      if (p_.bottom > 0) peer::wait_for(&p_.mine->arrived[1][block_], round, p_.timeout_ns);
+      __threadfence();
+    }
+    __syncthreads();
+  }
+
+  // Loads that skip L1: the mailbox was written by another GPU.
+  __device__ void unpack(int slot) const {
+    const Word* mailbox = reinterpret_cast<const Word*>(p_.mailbox);
+    const std::int64_t base = slot_base(slot);
+    for (std::int64_t i = first_; i < 2 * per_field_; i += stride_) {
+      const std::int64_t cell = i % per_field_;
+      const int row = static_cast<int>(cell / cols_);
+      const int col = static_cast<int>(cell % cols_);
+      Word* field = reinterpret_cast<Word*>(i < per_field_ ? p_.u : p_.v);
+      if (p_.top > 0) field[row * pitch_ + col] = __ldcg(mailbox + base + i);
+      if (p_.bottom > 0) {
+        field[(p_.top + p_.rows + row) * pitch_ + col] =
+            __ldcg(mailbox + base + 2 * per_field_ + i);
+      }
+    }
+  }
+
+  // Read by this block's next kernel (after every thread read done()).
+  __device__ void finish(unsigned long long round) const {
+    __syncthreads();
+    if (threadIdx.x == 0) p_.mine->round[block_] = round;
+  }
+
+ private:
+  static constexpr int kWidth = sizeof(Word) / sizeof(float);
+  // A slot holds two sides, each u then v; a slot outside 0 and 1 traps (the mailbox has two).
+  __device__ std::int64_t slot_base(int slot) const {
+    if (slot != 0 && slot != 1) __trap();
+    return std::int64_t{slot} * 4 * per_field_;
+  }
+  const Round& p_;
+  int block_;
+  int cols_;
+  std::int64_t pitch_, per_field_, stride_, first_;
+};
+
+// One exchange: the learner's round, played by every block.
 template <typename Word>
 __global__ void exchange_kernel(Round p) {
-  constexpr int kWidth = sizeof(Word) / sizeof(float);
-  const int block = blockIdx.x;
-  const unsigned long long n = p.mine->round[block] + 1;  // this block's previous kernel set it
-  const int cols = p.cols / kWidth;
-  const std::int64_t pitch = p.pitch / kWidth;
-  const std::int64_t per_field = std::int64_t{p.halo} * cols;
-  const std::int64_t per_side = 2 * per_field;  // u then v
-  const std::int64_t slot = (n & 1) * 2 * per_side;
-  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
-  const std::int64_t first = std::int64_t{block} * blockDim.x + threadIdx.x;
-  const Word* u = reinterpret_cast<const Word*>(p.u);
-  const Word* v = reinterpret_cast<const Word*>(p.v);
-  Word* above = reinterpret_cast<Word*>(p.up_mailbox);
-  Word* below = reinterpret_cast<Word*>(p.down_mailbox);
-
-  // 1. Post: my first `halo` own rows into the "from below" side (1) of the above's mailbox, my
-  //    last ones into the "from above" side (0) of the below's; item i of a side is the same
-  //    item on both ranks, and the same block moves it.
-  for (std::int64_t i = first; i < per_side; i += stride) {
-    const std::int64_t cell = i % per_field;
-    const int row = static_cast<int>(cell / cols);
-    const int col = static_cast<int>(cell % cols);
-    const Word* field = i < per_field ? u : v;
-    if (above != nullptr) above[slot + per_side + i] = field[(p.top + row) * pitch + col];
-    if (below != nullptr) {
-      below[slot + i] = field[(p.top + p.rows - p.halo + row) * pitch + col];
-    }
-  }
-
-  // 2. Signal, 3. wait: the block's stores fenced at system scope (they cross to another GPU)
-  //    before its flags are raised in the neighbours' memory; then the neighbours' block b is
-  //    waited for, on this GPU's own memory.
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence_system();
-    if (p.up_flags != nullptr) {
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(p.up_flags->arrived[1][block])
-          .store(n, cuda::memory_order_release);
-    }
-    if (p.down_flags != nullptr) {
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(
-          p.down_flags->arrived[0][block])
-          .store(n, cuda::memory_order_release);
-    }
-    if (p.top > 0) wait_for(&p.mine->arrived[0][block], n, p.timeout_ns);
-    if (p.bottom > 0) wait_for(&p.mine->arrived[1][block], n, p.timeout_ns);
-    __threadfence();
-  }
-  __syncthreads();
-
-  // 4. Unpack into the halos (loads that skip L1: the mailbox was written by another GPU).
-  const Word* mailbox = reinterpret_cast<const Word*>(p.mailbox);
-  for (std::int64_t i = first; i < per_side; i += stride) {
-    const std::int64_t cell = i % per_field;
-    const int row = static_cast<int>(cell / cols);
-    const int col = static_cast<int>(cell % cols);
-    Word* field = reinterpret_cast<Word*>(i < per_field ? p.u : p.v);
-    if (p.top > 0) field[row * pitch + col] = __ldcg(mailbox + slot + i);
-    if (p.bottom > 0) {
-      field[(p.top + p.rows + row) * pitch + col] = __ldcg(mailbox + slot + per_side + i);
-    }
-  }
-  if (threadIdx.x == 0) p.mine->round[block] = n;  // read by this block's next kernel
+  KernelBlock<Word> block(p);
+  halo::exchange_round(block);
 }
 
 }  // namespace peer

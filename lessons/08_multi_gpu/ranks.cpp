@@ -5,17 +5,21 @@
 // holds its own rows plus `halo` rows of each neighbour, and the stepper treats that extended
 // slab as a grid of its own. A step spoils one row at each end of what a rank holds (it does not
 // know the rows beyond), so after `halo` steps the halos are spoilt and the rank's own rows are
-// still exact: then the neighbours exchange their boundary rows (halo_exchange.hpp, the file you
-// edit) and the next `halo` steps can start. One exchange per `halo` steps instead of one per
+// still exact: then the neighbours exchange their boundary rows and the next `halo` steps can
+// start. One exchange per `halo` steps instead of one per
 // step: the same trade as lesson 06's pyramids, more computing (the halo rows, twice) for fewer
 // trips (here over NVLink or the network instead of to memory).
 //
 //   ranks and GPUs   each rank takes the GPU of its node-local rank (MPI_Comm_split_type);
-//   the exchange     NCCL send/receive between device buffers, on the stream the rank computes
-//                    on; or MPI between host buffers: CPU ranks, and GPU ranks without NCCL,
-//                    which stage the rows through pinned host memory (the OpenMPI of the
+//   the exchange     GPU ranks on one node: each GPU writes its neighbours' halos itself, one
+//                    kernel on the stream the rank computes on, whose blocks each play one
+//                    round of the exchange (peer_exchange.hpp; the round is halo_exchange.hpp,
+//                    the file you edit); elsewhere NCCL send/receive between device buffers on
+//                    that stream, or MPI between host buffers: CPU ranks, and GPU ranks without
+//                    NCCL, which stage the rows through pinned host memory (the OpenMPI of the
 //                    course's GPU machine is not CUDA-aware: MPI must not be given device
-//                    pointers there; the program says what the MPI library reports);
+//                    pointers there; the program says what the MPI library reports)
+//                    (mpi_nccl_exchange.hpp);
 //   the frames       gathered to rank 0 (MPI_Gatherv), which runs the whole distributed run as
 //                    one gs::Stepper through the best frame loop of the build (lesson 07's
 //                    pipeline): the other ranks follow rank 0's commands (load, advance, fetch);
@@ -53,6 +57,14 @@
 #include "gs/gpu.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
+#include "round_model.hpp"
+
+// The exchanges through a library: MPI (CPU ranks, staged GPU ranks) and NCCL.
+#include "mpi_nccl_exchange.hpp"
+
+// The exercise: one round of the peer exchange (halo::exchange_round). Angle brackets: the build
+// picks lessons/08_multi_gpu/halo_exchange.hpp (your stubs) or the solution's copy.
+#include <halo_exchange.hpp>
 
 #if GS_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -62,10 +74,6 @@
 #endif
 
 namespace GS_LESSON_NAMESPACE {
-
-// The exercise: exchange_with_mpi() and exchange_with_nccl(). Angle brackets: the build picks
-// lessons/08_multi_gpu/halo_exchange.hpp (your stubs) or the solution's copy.
-#include <halo_exchange.hpp>
 
 #if GS_HAVE_CUDA
 #include "edge_first.hpp"  // the exchange behind the compute (GPU ranks, NCCL)
@@ -103,6 +111,17 @@ std::string decomposition_problem(int rows, int ranks, int halo) {
          " rows (--halo, the steps between two exchanges): use at most " +
          std::to_string(std::max(1, rows / halo)) + (rows / halo > 1 ? " ranks" : " rank") +
          " for this grid, or a smaller --halo";
+}
+
+std::string recorded_rounds(int rounds) {
+  std::string text;
+  for (int done = 0; done < rounds; ++done) {
+    round_model::Recorder block(static_cast<unsigned long long>(done));
+    halo::exchange_round(block);
+    text += "done " + std::to_string(done) + ": " + round_model::round_text(block.steps()) +
+            (block.overflowed() ? "; ..." : "") + "\n";
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "exchange_api.hpp"  // HaloPlan, MPI, NCCL and its check
+#include "exchange_api.hpp"  // HaloPlan
 #include "gs/stepper.hpp"
 
 #if GS_HAVE_NCCL
@@ -40,6 +40,11 @@ HaloPlan plan_of(int rows, int cols, int ranks, int rank, int halo);
 // Why `ranks` ranks cannot share `rows` rows with halos of `halo` rows, or "" when they can: a
 // rank's halo comes from its neighbour's own rows alone, so every slab needs at least `halo`.
 std::string decomposition_problem(int rows, int ranks, int halo);
+
+// The round of the peer exchange (halo_exchange.hpp), written down for a block that has finished
+// 0, 1, ... `rounds` - 1 rounds: one line each, "done N: post 1; fence; ...". What the program's
+// `protocol` mode prints, for the judge to walk on its model of the ranks (round_model.hpp).
+std::string recorded_rounds(int rounds);
 
 // ---------------------------------------------------------------------------------------------
 // MPI and the ranks' devices

@@ -1,68 +1,46 @@
-// Lesson 08, the file you edit: the halo exchange between neighbouring ranks.
+// Lesson 08, the file you edit: one round of the peer exchange, as one block of the exchange
+// kernel plays it.
 //
-// It sees exchange_api.hpp, the lesson's interface: HaloPlan (what this rank sends and receives,
-// below), <mpi.h>, and where the build found NCCL, <nccl.h> and GS_NCCL_CHECK. Each rank holds its
-// slab of rows plus, above and below, `halo` rows that belong to its neighbours. After `halo`
-// steps those halo rows are stale (the rank computed them as if the grid ended there) while its
-// own rows are still exact; the exchange replaces each halo with the neighbour's boundary rows:
+// After every `halo` steps each GPU rank must replace its halos with its neighbours' boundary rows
+// (README, section 5). Here the GPUs do it among themselves, with no host thread, no MPI and no
+// NCCL call in the way: each rank's kernel writes its rows straight into a mailbox in each
+// neighbour's memory, raises a flag there, waits for the neighbours' flags in its own memory and
+// copies what they posted into its halos. The kernel (peer_exchange.hpp) calls exchange_round()
+// once per exchange, in every block, and hands it the block's operations; exchange_api.hpp says
+// what each one does and what it guarantees (and what it does not: another GPU may see stores
+// late, or in part).
 //
-//   local rows [0, top)                    the halo from the rank above (top = halo or 0)
-//   local rows [top, top + rows)           this rank's own rows
-//   local rows [top + rows, ... + bottom)  the halo from the rank below (bottom = halo or 0)
-//
-// The rank above needs this rank's first `halo` own rows, the rank below its last `halo` ones.
-// A field is one float array, `pitch` floats from one row to the next (>= cols).
+// The contract your round must keep, on any number of ranks running at any relative speed, for
+// as many exchanges in a row as the run needs (the point test walks every order in which two and
+// three ranks' operations can interleave):
+//   - every exchange, each rank posts its rows to each neighbour and fills its halos from each
+//     neighbour, and what it reads there is what that neighbour posted in the same exchange,
+//     fully visible;
+//   - no rank ever writes over rows a neighbour has not yet read (the mailbox has two slots);
+//   - no rank waits for something that can never happen;
+//   - nothing is counted on the host: the same kernel is queued again and again (even captured in
+//     a CUDA graph), so a round learns which exchange it is from the block itself.
 #pragma once
-
-#include <cstddef>
 
 #include "exchange_api.hpp"
 
-// On the host, with MPI: one field, rows described by a derived datatype (halo rows of `cols`
-// floats, `pitch` apart), non-blocking sends and receives to both neighbours, then one wait.
-inline void exchange_with_mpi(const HaloPlan& plan, float* field, std::ptrdiff_t pitch,
-                              MPI_Comm comm) {
-  MPI_Datatype rows_type;
-  MPI_Type_vector(plan.halo, plan.cols, static_cast<int>(pitch), MPI_FLOAT, &rows_type);
-  MPI_Type_commit(&rows_type);
-  MPI_Request requests[4];
-  int count = 0;
-  const std::ptrdiff_t own_first = static_cast<std::ptrdiff_t>(plan.top) * pitch;
-  const std::ptrdiff_t own_last =
-      static_cast<std::ptrdiff_t>(plan.top + plan.rows - plan.halo) * pitch;
-  const std::ptrdiff_t below = static_cast<std::ptrdiff_t>(plan.top + plan.rows) * pitch;
-  if (plan.up >= 0) {  // tag 0: rows travelling up, tag 1: rows travelling down
-    MPI_Irecv(field, 1, rows_type, plan.up, 1, comm, &requests[count++]);
-    MPI_Isend(field + own_first, 1, rows_type, plan.up, 0, comm, &requests[count++]);
-  }
-  if (plan.down >= 0) {
-    MPI_Irecv(field + below, 1, rows_type, plan.down, 0, comm, &requests[count++]);
-    MPI_Isend(field + own_last, 1, rows_type, plan.down, 1, comm, &requests[count++]);
-  }
-  MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
-  MPI_Type_free(&rows_type);
+namespace halo {
+
+// Round n (counted on the device) uses slot n % 2. Its rows are fenced before the flag says they
+// are there; the wait comes after our own post and signal (waiting first, every rank would wait
+// for the others: a deadlock). Slot n % 2 is free when we post round n: the neighbour has posted
+// round n - 1 (we waited for it), so it had finished its kernel n - 2, unpack included, and one
+// stream runs its kernels in order.
+template <typename Block>
+GS_HOST_DEVICE void exchange_round(Block& block) {
+  const unsigned long long round = block.done() + 1;
+  const int slot = static_cast<int>(round % 2);
+  block.post(slot);
+  block.fence();
+  block.signal(round);
+  block.wait_for(round);
+  block.unpack(slot);
+  block.finish(round);
 }
 
-#if GS_HAVE_NCCL
-// On the GPU, with NCCL: the same exchange between device buffers, queued on `stream` (the one
-// the rank computes on, so it comes after the steps and before the next ones). `halo` rows of
-// one field are `halo * pitch` consecutive floats (the padding columns go along: zeros, as the
-// receiver's). Grouped, so that the four transfers proceed together and cannot deadlock.
-inline void exchange_with_nccl(const HaloPlan& plan, float* field, std::ptrdiff_t pitch,
-                               ncclComm_t comm, cudaStream_t stream) {
-  const std::size_t count = static_cast<std::size_t>(plan.halo) * static_cast<std::size_t>(pitch);
-  float* own_first = field + static_cast<std::ptrdiff_t>(plan.top) * pitch;
-  float* own_last = field + static_cast<std::ptrdiff_t>(plan.top + plan.rows - plan.halo) * pitch;
-  float* below = field + static_cast<std::ptrdiff_t>(plan.top + plan.rows) * pitch;
-  GS_NCCL_CHECK(ncclGroupStart());
-  if (plan.up >= 0) {
-    GS_NCCL_CHECK(ncclSend(own_first, count, ncclFloat, plan.up, comm, stream));
-    GS_NCCL_CHECK(ncclRecv(field, count, ncclFloat, plan.up, comm, stream));
-  }
-  if (plan.down >= 0) {
-    GS_NCCL_CHECK(ncclSend(own_last, count, ncclFloat, plan.down, comm, stream));
-    GS_NCCL_CHECK(ncclRecv(below, count, ncclFloat, plan.down, comm, stream));
-  }
-  GS_NCCL_CHECK(ncclGroupEnd());
-}
-#endif
+}  // namespace halo

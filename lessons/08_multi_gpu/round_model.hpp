@@ -1,0 +1,348 @@
+// Lesson 08: the peer exchange's contract as a model, and a checker that walks it.
+//
+// halo_exchange.hpp (the file you edit) plays one round of the exchange for one block of the
+// exchange kernel, through the operations of a Block (exchange_api.hpp describes them). This
+// file records what a round does (Recorder: a Block that only writes down the operations) and
+// checks the recorded rounds on a model of two or three ranks, each running kernel after kernel,
+// against every order in which the ranks' operations can interleave. It is what the lesson's point
+// test (tests/test_lesson08.cpp) and the grade's judge use; neither needs a GPU.
+//
+// The model, which is what the GPUs guarantee and no more:
+//   - a rank runs its kernels one after another (one stream), and a kernel's operations in the
+//     order the round calls them; two ranks' operations interleave in any order;
+//   - post(slot) writes this kernel's boundary rows into slot `slot` of each neighbour's
+//     mailbox (slots 0 and 1: the mailbox has two); the rows are not yet visible to the
+//     neighbour: another GPU may see them late, or in part;
+//   - fence() makes every row this rank posted so far visible to every GPU;
+//   - signal(n) sets this rank's flag in each neighbour's memory to n;
+//   - wait_for(n) returns once each neighbour's flag in this rank's memory is n or more (it may
+//     wait forever: a deadlock is a failure);
+//   - unpack(slot) reads slot `slot` of this rank's mailbox into its halos: it must find, from
+//     each neighbour, rows of this same kernel (the neighbour's kernel of the same count), visible;
+//   - done() is the rounds this block has finished (device memory: it starts at 0), finish(n)
+//     sets it to n.
+// Two rules more: rows posted into a slot must not replace rows the neighbour has not unpacked
+// yet, and every kernel posts to each neighbour and unpacks from each neighbour.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gs/host_device.hpp"
+
+namespace round_model {
+
+enum class Op : int { post, fence, signal, wait_for, unpack, finish };
+
+struct Step {
+  Op op;
+  unsigned long long value;  // the slot (post, unpack), the round (signal, wait_for, finish)
+};
+
+inline const char* op_name(Op op) {
+  switch (op) {
+    case Op::post:
+      return "post";
+    case Op::fence:
+      return "fence";
+    case Op::signal:
+      return "signal";
+    case Op::wait_for:
+      return "wait_for";
+    case Op::unpack:
+      return "unpack";
+    case Op::finish:
+      return "finish";
+  }
+  return "?";
+}
+
+/// @brief A Block that does nothing but write down the operations of one round, in order: the
+///        block of a rank that has finished `done` rounds. Fixed storage, so that nvcc accepts
+///        it where the round is a __host__ __device__ template.
+class Recorder {
+ public:
+  static constexpr int kMaxSteps = 32;
+  GS_HOST_DEVICE explicit Recorder(unsigned long long done) : done_(done) {}
+  GS_HOST_DEVICE unsigned long long done() const { return done_; }
+  GS_HOST_DEVICE void post(int slot) { add(Op::post, static_cast<unsigned long long>(slot)); }
+  GS_HOST_DEVICE void fence() { add(Op::fence, 0); }
+  GS_HOST_DEVICE void signal(unsigned long long round) { add(Op::signal, round); }
+  GS_HOST_DEVICE void wait_for(unsigned long long round) { add(Op::wait_for, round); }
+  GS_HOST_DEVICE void unpack(int slot) { add(Op::unpack, static_cast<unsigned long long>(slot)); }
+  GS_HOST_DEVICE void finish(unsigned long long round) { add(Op::finish, round); }
+
+  /// The operations recorded (at most kMaxSteps; overflowed() says whether there were more).
+  std::vector<Step> steps() const { return {steps_, steps_ + count_}; }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  GS_HOST_DEVICE void add(Op op, unsigned long long value) {
+    if (count_ == kMaxSteps) {
+      overflowed_ = true;
+      return;
+    }
+    steps_[count_++] = Step{op, value};
+  }
+  unsigned long long done_;
+  Step steps_[kMaxSteps] = {};
+  int count_ = 0;
+  bool overflowed_ = false;
+};
+
+/// One round as text: "post 1; fence; signal 1; ..." (the lesson program's `protocol` mode
+/// prints it; the judge reads it back with parse_round()).
+inline std::string round_text(const std::vector<Step>& steps) {
+  std::string text;
+  for (const Step& step : steps) {
+    if (!text.empty()) text += "; ";
+    text += op_name(step.op);
+    if (step.op != Op::fence) text += " " + std::to_string(step.value);
+  }
+  return text;
+}
+
+/// round_text() read back; false when the text is not a round.
+inline bool parse_round(const std::string& text, std::vector<Step>& steps) {
+  steps.clear();
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    std::istringstream words(item);
+    std::string name;
+    if (!(words >> name)) continue;
+    Step step{Op::fence, 0};
+    bool known = false;
+    for (const Op op : {Op::post, Op::fence, Op::signal, Op::wait_for, Op::unpack, Op::finish}) {
+      if (name == op_name(op)) {
+        step.op = op;
+        known = true;
+      }
+    }
+    if (!known) return false;
+    if (step.op != Op::fence && !(words >> step.value)) return false;
+    steps.push_back(step);
+  }
+  return true;
+}
+
+/// What a rank's block does in its next kernel, given the rounds it has finished.
+using RoundOf = std::function<std::vector<Step>(unsigned long long done)>;
+
+namespace detail {
+
+// One mailbox slot of one side (from the rank above, or from below) of one rank.
+struct Slot {
+  int kernel = 0;        // the poster's kernel count (1, 2, ...) of the rows there; 0: none yet
+  bool visible = false;  // fenced by the poster
+  bool read = true;      // unpacked by the owner (nothing there counts as read)
+  auto key() const { return std::tuple(kernel, visible, read); }
+};
+
+struct Rank {
+  int kernel = 1;  // the kernel running (1, 2, ...); past the last: finished
+  int step = 0;    // the next operation of the running kernel
+  unsigned long long done = 0;
+  bool posted = false;
+  int unpacked = 0;                           // sides unpacked in the running kernel
+  unsigned long long flag[2] = {0, 0};        // set by the rank above ([0]) and below ([1])
+  Slot mailbox[2][2];                         // [side][slot]
+  std::vector<std::pair<int, int>> unfenced;  // (neighbour, slot) posted, not yet fenced
+  auto key() const {
+    std::vector<int> slots;
+    for (const auto& side : mailbox) {
+      for (const Slot& s : side) {
+        slots.push_back(s.kernel);
+        slots.push_back(s.visible ? 1 : 0);
+        slots.push_back(s.read ? 1 : 0);
+      }
+    }
+    return std::tuple(kernel, step, done, posted, unpacked, flag[0], flag[1], slots, unfenced);
+  }
+};
+
+}  // namespace detail
+
+/// @brief Walks `ranks` ranks (a column of slabs: rank r's neighbours are r - 1 and r + 1) running
+///        `kernels` exchange kernels each, the rounds drawn from `round_of`, through every order
+///        in which their operations can interleave. Returns "" when every order keeps the
+///        contract, else what went wrong in the first order found that breaks it, and how it got
+///        there.
+inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
+  using detail::Rank;
+  std::map<unsigned long long, std::vector<Step>> rounds;  // round_of(done), asked once each
+  std::string trouble;
+  auto round_for = [&](unsigned long long done) -> const std::vector<Step>& {
+    auto found = rounds.find(done);
+    if (found == rounds.end()) found = rounds.emplace(done, round_of(done)).first;
+    return found->second;
+  };
+  std::set<std::vector<decltype(Rank{}.key())>> seen;
+  std::vector<std::string> path;
+
+  // The state after rank `r` takes its next operation; "" or what broke.
+  auto take = [&](std::vector<Rank>& state, int r) -> std::string {
+    Rank& me = state[r];
+    const std::string who = "rank " + std::to_string(r) + ", kernel " + std::to_string(me.kernel);
+    const std::vector<Step>& round = round_for(me.done);
+    const int neighbours[2] = {r - 1, r + 1 < ranks ? r + 1 : -1};
+    const int sides_expected = (neighbours[0] >= 0 ? 1 : 0) + (neighbours[1] >= 0 ? 1 : 0);
+    if (me.step == static_cast<int>(round.size())) {  // the kernel ends
+      if (!me.posted) return who + ": ended without posting its rows to its neighbours";
+      if (me.unpacked < sides_expected) {
+        return who + ": ended without unpacking its neighbours' rows into its halos";
+      }
+      me.kernel += 1;
+      me.step = 0;
+      me.posted = false;
+      me.unpacked = 0;
+      return "";
+    }
+    const Step step = round[static_cast<std::size_t>(me.step)];
+    me.step += 1;
+    path.push_back("rank " + std::to_string(r) + " k" + std::to_string(me.kernel) + ": " +
+                   op_name(step.op) +
+                   (step.op == Op::fence ? "" : " " + std::to_string(step.value)));
+    switch (step.op) {
+      case Op::post: {
+        if (step.value > 1)
+          return who + ": post(" + std::to_string(step.value) + "): the mailbox has slots 0 and 1";
+        me.posted = true;
+        const int slot = static_cast<int>(step.value);
+        for (int side = 0; side < 2; ++side) {
+          const int other = neighbours[side];
+          if (other < 0) continue;
+          // My rows land on the other rank's side that faces me: I am below the rank above.
+          detail::Slot& target = state[other].mailbox[side == 0 ? 1 : 0][slot];
+          if (!target.read) {
+            return who + ": posted into slot " + std::to_string(slot) + " of rank " +
+                   std::to_string(other) + "'s mailbox, which still held the rows of kernel " +
+                   std::to_string(target.kernel) + " that rank " + std::to_string(other) +
+                   " had not unpacked yet: they are lost";
+          }
+          target = detail::Slot{me.kernel, false, false};
+          me.unfenced.emplace_back(other, slot);
+        }
+        return "";
+      }
+      case Op::fence:
+        for (const auto& [other, slot] : me.unfenced) {
+          const int side = other < r ? 1 : 0;
+          detail::Slot& target = state[other].mailbox[side][slot];
+          if (target.kernel == me.kernel) target.visible = true;
+        }
+        me.unfenced.clear();
+        return "";
+      case Op::signal:
+        if (neighbours[0] >= 0) state[neighbours[0]].flag[1] = step.value;
+        if (neighbours[1] >= 0) state[neighbours[1]].flag[0] = step.value;
+        return "";
+      case Op::wait_for:
+        return "";  // taken only when it can return (see below)
+      case Op::unpack: {
+        if (step.value > 1)
+          return who + ": unpack(" + std::to_string(step.value) +
+                 "): the mailbox has slots 0 and 1";
+        for (int side = 0; side < 2; ++side) {
+          if (neighbours[side] < 0) continue;
+          detail::Slot& source = me.mailbox[side][step.value];
+          const std::string from = "rank " + std::to_string(neighbours[side]);
+          if (source.kernel != me.kernel) {
+            return who + ": unpacked slot " + std::to_string(step.value) + " from " + from +
+                   " and found " +
+                   (source.kernel == 0
+                        ? std::string("nothing posted yet")
+                        : "the rows of its kernel " + std::to_string(source.kernel)) +
+                   ", not those of its kernel " + std::to_string(me.kernel);
+          }
+          if (!source.visible) {
+            return who + ": unpacked the rows of " + from +
+                   " before they were fenced: another GPU may see them late, or in part";
+          }
+          source.read = true;
+        }
+        me.unpacked = sides_expected;
+        return "";
+      }
+      case Op::finish:
+        me.done = step.value;
+        return "";
+    }
+    return "";
+  };
+
+  // Whether rank `r` can take its next operation now (a wait returns only once its flags say so).
+  auto can_move = [&](const std::vector<Rank>& state, int r) {
+    const Rank& me = state[r];
+    if (me.kernel > kernels) return false;
+    const std::vector<Step>& round = round_for(me.done);
+    if (me.step == static_cast<int>(round.size())) return true;
+    const Step& step = round[static_cast<std::size_t>(me.step)];
+    if (step.op != Op::wait_for) return true;
+    const bool above = r > 0, below = r + 1 < ranks;
+    return (!above || me.flag[0] >= step.value) && (!below || me.flag[1] >= step.value);
+  };
+
+  std::function<void(const std::vector<Rank>&)> walk = [&](const std::vector<Rank>& state) {
+    if (!trouble.empty()) return;
+    std::vector<decltype(Rank{}.key())> key;
+    for (const Rank& rank : state) key.push_back(rank.key());
+    if (!seen.insert(key).second) return;
+    bool finished = true, moved = false;
+    for (int r = 0; r < ranks && trouble.empty(); ++r) {
+      if (state[r].kernel <= kernels) finished = false;
+      if (!can_move(state, r)) continue;
+      moved = true;
+      std::vector<Rank> next = state;
+      const std::size_t depth = path.size();
+      trouble = take(next, r);
+      if (trouble.empty()) walk(next);
+      if (trouble.empty()) path.resize(depth);
+    }
+    if (trouble.empty() && !finished && !moved) {
+      std::string waiting;
+      for (int r = 0; r < ranks; ++r) {
+        if (state[r].kernel <= kernels) {
+          waiting += (waiting.empty() ? "" : ", ") + std::string("rank ") + std::to_string(r);
+        }
+      }
+      trouble = "deadlock: " + waiting + " wait for flags that no rank will ever set";
+    }
+  };
+
+  // A round must be a finite list: more than a Recorder holds is refused before the walk.
+  for (unsigned long long done = 0; done <= static_cast<unsigned long long>(kernels); ++done) {
+    if (round_for(done).size() >= static_cast<std::size_t>(Recorder::kMaxSteps)) {
+      return "the round of a block that finished " + std::to_string(done) + " rounds has " +
+             std::to_string(round_for(done).size()) + " operations or more";
+    }
+  }
+  walk(std::vector<Rank>(static_cast<std::size_t>(ranks)));
+  if (trouble.empty()) return "";
+  if (path.empty()) return trouble;
+  std::string how = trouble + "\n  the order that breaks it (each rank's operations so far):";
+  const std::size_t first = path.size() > 40 ? path.size() - 40 : 0;
+  for (std::size_t i = first; i < path.size(); ++i) how += "\n    " + path[i];
+  return how;
+}
+
+/// The rounds of the Block's round function `round`, recorded: what check() walks.
+template <typename RoundFunction>
+RoundOf recorded(RoundFunction round) {
+  return [round](unsigned long long done) {
+    Recorder recorder(done);
+    round(recorder);
+    std::vector<Step> steps = recorder.steps();
+    if (recorder.overflowed()) steps.resize(Recorder::kMaxSteps);
+    return steps;
+  };
+}
+
+}  // namespace round_model
