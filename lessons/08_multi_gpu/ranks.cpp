@@ -47,8 +47,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -234,6 +236,29 @@ RankSlab::RankSlab(const gs::Implementation& implementation, const HaloPlan& pla
   }
 }
 
+#if GS_HAVE_CUDA
+namespace {
+
+// Whether two ranks of `comm` run on the same GPU (a collective: every rank gets the same answer).
+// NCCL refuses a communicator with two ranks on one GPU.
+bool ranks_share_a_gpu(MPI_Comm comm) {
+  constexpr int kBus = 32;
+  char mine[kBus] = {};
+  const std::string bus = peer::bus_of_this_rank();
+  std::strncpy(mine, bus.c_str(), kBus - 1);
+  const std::vector<char> all = peer::from_every_rank(mine, kBus, comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::set<std::string> seen;
+  for (int rank = 0; rank < size; ++rank) {
+    if (!seen.insert(peer::entry(all, rank, kBus)).second) return true;
+  }
+  return false;
+}
+
+}  // namespace
+#endif
+
 std::pair<double, double> RankSlab::connect() {
   gs::Stopwatch clock;
 #if GS_HAVE_CUDA
@@ -241,8 +266,10 @@ std::pair<double, double> RankSlab::connect() {
     transport_note_ = PeerExchange::problem(plan_, MPI_COMM_WORLD);  // the same on every rank
     if (transport_note_.empty()) {
       peer_ = std::make_unique<PeerExchange>(plan_, stepper_->fields().pitch, MPI_COMM_WORLD);
-    } else {
-      transport_ = GS_HAVE_NCCL ? Transport::nccl : Transport::staged;
+    } else if (GS_HAVE_NCCL && !ranks_share_a_gpu(MPI_COMM_WORLD)) {
+      transport_ = Transport::nccl;
+    } else {  // NCCL refuses two ranks on one GPU: through host memory then
+      transport_ = Transport::staged;
     }
   }
 #endif
