@@ -5,8 +5,8 @@
 # one frame's launch. Logs go to $OUT (the device tool's folder) or ./gpu-logs; the summary is
 # printed last.
 #
-#   bash lessons/11_on_chip/gpu_session.sh                       # every stage
-#   GS_STAGES="build bench ncu" bash lessons/11_on_chip/gpu_session.sh
+#   bash scripts/measure_on_chip.sh                       # every stage
+#   GS_STAGES="build bench ncu" bash scripts/measure_on_chip.sh
 #   GS_SANITIZE=0 ...                                             # the tests without the sanitizers
 #   GS_COMMIT=abc1234 ...                                         # the commit, where .git did not travel
 set -uo pipefail
@@ -143,5 +143,5 @@ if has sass; then
   wc -l "$OUT/sass-kernel4.txt"
 fi
 cp "$LOGS/benchmark.csv" "$OUT/" 2> /dev/null
-echo "gpu_session.sh: status $status"
+echo "measure_on_chip.sh: status $status"
 exit $status

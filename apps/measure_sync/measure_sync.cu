@@ -1,8 +1,8 @@
-// lesson11_measure: what lesson 11's model needs, measured on this GPU (README.md, "Measure
-// before building"): a grid-wide barrier (cooperative launch, one block per SM), a block's
-// __syncthreads(), a thread block cluster's barrier (clusters of 2 to 16 blocks, Hopper and
-// later), and one exchange of a tile's edge through L2 (post, grid barrier, collect) against one
-// through distributed shared memory (write into the next block's shared memory, cluster
+// lesson11_measure: what lesson 11's model needs, measured on this GPU (lesson 11's README,
+// "Measure before building"): a grid-wide barrier (cooperative launch, one block per SM), a
+// block's __syncthreads(), a thread block cluster's barrier (clusters of 2 to 16 blocks, Hopper
+// and later), and one exchange of a tile's edge through L2 (post, grid barrier, collect) against
+// one through distributed shared memory (write into the next block's shared memory, cluster
 // barrier). Each figure is the mean over thousands of rounds in one launch, after a warm-up.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
