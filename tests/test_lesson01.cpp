@@ -1,10 +1,13 @@
-// Lesson 01: every implementation against the reference on the course's sizes, and the
-// allocation behaviour the lesson measures (the reusing loop allocates nothing per step).
+// Lesson 01: every implementation against the reference on the course's sizes, the allocation
+// behaviour the lesson measures (the reusing loop allocates nothing per step), and the lesson's
+// point: update_interior() updates the interior, and only it, reading no weight.
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 
 #include "lesson_suite.hpp"
+#include "point/lesson01_point.hpp"
 
 // Counts every allocation of this test program: what heaptrack shows in the lesson, as a test.
 // (GCC cannot see that these operators pair malloc with free on purpose.)
@@ -44,6 +47,15 @@ TEST(Lesson01Allocations, BufferedLoopsAllocateNothingPerStep) {
 
 TEST(Lesson01Allocations, ArrayStyleAllocatesFiveArraysPerStep) {
   EXPECT_EQ(allocations_during_advance("l01-naive-alloc", 10), 10 * 5);
+}
+
+// The lesson's point (tests/point/lesson01_point.hpp): the interior loop is the regular part of
+// the grid, so it writes no edge cell and reads no weight. The generic cell pasted into
+// interior.hpp gives the right numbers with both (its fixtures, tests/fixtures/01_profiling/, are
+// run by lesson01.point_fixture.*).
+TEST(Lesson01Point, TheInteriorLoopLeavesTheEdgesAndReadsNoWeight) {
+  const std::string problem = lesson01_point::check_interior_only_and_no_weights();
+  EXPECT_EQ(problem, "") << problem;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Lesson 02: every implementation against the reference on the course's sizes, and the promise
+// Lesson 02: every implementation against the reference on the course's sizes, the promise
 // threads must keep: each threaded implementation gives the same numbers with 1, 2 or 3 OpenMP
-// threads (rows split differently among threads must not change any cell).
+// threads (rows split differently among threads must not change any cell), and the lesson's
+// point for the row loop: the ghost ring, not branches on the column, makes the edges.
 #include <omp.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "gs/reference.hpp"
 #include "lesson_suite.hpp"
 #include "openmp_threads.hpp"
+#include "point/lesson02_point.hpp"
 
 GS_LESSON_SUITE(GS_LESSON_NAMESPACE::implementations());
 
@@ -35,6 +37,15 @@ TEST(Lesson02Threads, UpdateRowsSharesTheRowsAmongThreads) {
   EXPECT_EQ(GS_LESSON_NAMESPACE::threads_in_update_rows(64, 2), 2)
       << "update_rows() ran every row on one thread: the rows are not shared among threads";
   EXPECT_EQ(GS_LESSON_NAMESPACE::threads_in_update_rows(64, 3), 3);
+}
+
+// The lesson's point for the row loop (tests/point/lesson02_point.hpp): every column alike, its
+// neighbours from memory and N from rows_in_grid and columns_in_grid. A loop that tests the
+// column's index for the edges gives the right numbers on whole rows (its fixture,
+// tests/fixtures/02_simd_threads/edge_columns_by_branches/, is run by lesson02.point_fixture).
+TEST(Lesson02Point, TheRowLoopTakesTheEdgesFromTheLayout) {
+  const std::string problem = lesson02_point::check_row_loop_takes_the_edges_from_the_layout();
+  EXPECT_EQ(problem, "") << problem;
 }
 
 TEST(Lesson02Threads, FastestFirst) {

@@ -23,6 +23,11 @@ inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
   // as above), in one loop the compiler vectorizes; its vectorization report must say so
   // (README.md, section 2). Hints: HINTS.md. As shipped every cell keeps its old value and the
   // tests fail.
+  // The contract the point test (Lesson02Point) checks, calling this function alone: every
+  // column alike, whatever its index. Each cell reads its eight neighbours from memory (at
+  // column -1 and column `cols` too) and takes N from rows_in_grid and columns_in_grid[col]; the
+  // test also passes a span of columns that is not a whole row, whose first and last cells
+  // have neighbours in memory and columns_in_grid 3.
   std::copy_n(u, cols, u_next);
   std::copy_n(v, cols, v_next);
   (void)columns_in_grid;  // (the casts only silence "unused parameter" until your loop uses them)
