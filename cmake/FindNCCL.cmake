@@ -20,7 +20,8 @@ include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(NCCL REQUIRED_VARS NCCL_LIBRARY NCCL_INCLUDE_DIR
                                   VERSION_VAR NCCL_VERSION)
 if(NCCL_FOUND AND NOT TARGET NCCL::NCCL)
-  add_library(NCCL::NCCL UNKNOWN IMPORTED)
+  # GLOBAL: found once (lesson 08), seen by the program built elsewhere (apps/multi_gpu/).
+  add_library(NCCL::NCCL UNKNOWN IMPORTED GLOBAL)
   set_target_properties(NCCL::NCCL PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}"
                         INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
 endif()
