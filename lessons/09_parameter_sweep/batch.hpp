@@ -8,6 +8,7 @@
 // load() once, advance() as often as needed, fetch() the result.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -129,5 +130,53 @@ DeviceMemory device_memory();
 // OpenMP may use `threads`: what tells a parallel loop from a serial one, which give the same
 // numbers.
 int threads_in_for_each_member(int members, int threads);
+
+// ---------------------------------------------------------------------------------------------
+// The batch's own helpers
+// ---------------------------------------------------------------------------------------------
+
+inline BatchState::BatchState(int members_, int rows_, int cols_, float u_value, float v_value)
+    : members(members_),
+      rows(rows_),
+      cols(cols_),
+      u(static_cast<std::size_t>(members_) * static_cast<std::size_t>(rows_) *
+            static_cast<std::size_t>(cols_),
+        u_value),
+      v(u.size(), v_value) {}
+
+inline BatchState repeat_state(const gs::State& state, int members) {
+  BatchState batch(members, state.rows, state.cols);
+  for (int member = 0; member < members; ++member) set_member(batch, member, state);
+  return batch;
+}
+
+inline gs::State member_state(const BatchState& batch, int member) {
+  gs::State state(batch.rows, batch.cols);
+  const std::size_t begin = batch.member_cells() * static_cast<std::size_t>(member);
+  std::copy_n(batch.u.begin() + static_cast<std::ptrdiff_t>(begin), batch.member_cells(),
+              state.u.begin());
+  std::copy_n(batch.v.begin() + static_cast<std::ptrdiff_t>(begin), batch.member_cells(),
+              state.v.begin());
+  return state;
+}
+
+inline void set_member(BatchState& batch, int member, const gs::State& state) {
+  if (state.rows != batch.rows || state.cols != batch.cols) {
+    throw gs::InvalidParameter("set_member: the state's size differs from the batch's");
+  }
+  const std::size_t begin = batch.member_cells() * static_cast<std::size_t>(member);
+  std::copy(state.u.begin(), state.u.end(), batch.u.begin() + static_cast<std::ptrdiff_t>(begin));
+  std::copy(state.v.begin(), state.v.end(), batch.v.begin() + static_cast<std::ptrdiff_t>(begin));
+}
+
+inline gs::Rates BatchRates::member(int m) const {
+  gs::Rates rates;
+  rates.diffusion_u = diffusion_u;
+  rates.diffusion_v = diffusion_v;
+  rates.dt = dt;
+  rates.feed = feed.at(static_cast<std::size_t>(m));
+  rates.kill = kill.at(static_cast<std::size_t>(m));
+  return rates;
+}
 
 }  // namespace GS_LESSON_NAMESPACE
