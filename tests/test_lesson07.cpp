@@ -3,6 +3,7 @@
 // with a writer slowed down on purpose, every frame in the file must still be the reference's
 // (a slot refilled before its frame was written shows as a wrong frame), a diverging run and an
 // interrupted one must leave no file. The timeline file follows the output rules of every file.
+// And the lesson's point: the computing thread never waits for the writer while a slot is free.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,6 +31,8 @@
 // The learner's file, tested on its own (GS_HAVE_CUDA is not set here: its GPU part is left out).
 // At file scope: it includes what it uses, and those includes must not land in a namespace.
 #include <frame_ring.hpp>
+// The lesson's point (tests/point/): the ring driven by a scripted writer that holds frames.
+#include "lesson07_point.hpp"
 
 namespace {
 
@@ -149,6 +152,15 @@ TEST(Lesson07Ring, AbortWakesBothThreads) {
   EXPECT_TRUE(finishes_within([computing] { computing->join(); }, 2s))
       << "abort() must wake the computing thread waiting for a slot";
   EXPECT_FALSE(*acquired) << "acquire() after abort() must say no: the frame must not be computed";
+}
+
+// The lesson's point: while the writer holds a frame (it is being written), the computing thread
+// fills every free slot without waiting, and waits, counted, only on a full ring until the
+// writer releases that slot's frame; the writer gets every frame in order, none overwritten. A
+// scripted writer and computing thread (tests/point/lesson07_point.hpp): no timing, a guard only.
+TEST(Lesson07Point, TheComputingThreadWaitsForTheWriterOnlyWhenTheRingIsFull) {
+  const std::string problem = lesson07_point::check_ring_waits_only_when_full();
+  EXPECT_EQ(problem, "") << problem;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,9 +20,11 @@ __device__ __forceinline__ void load_tile(int rows, int cols, int origin_row, in
                                           float (&u_tile)[kTileRows + 2][kRowStride],
                                           float (&v_tile)[kTileRows + 2][kRowStride]) {
   // TODO(lesson 05): fill u_tile and v_tile with the (kTileRows + 2) x (kTileCols + 2) cells of
-  // the tile and its halo, every thread of the block taking a share, coalesced. A cell outside
-  // the grid is absent: 0, and never read from u or v. Then make the tiles safe to read for
-  // every thread of the block. As shipped the tiles hold whatever shared memory held.
+  // the tile and its halo, every thread of the block taking a share, coalesced, and each cell
+  // stored by one thread only: every value crosses from global memory once per block (the
+  // suite checks it, thread by thread). A cell outside the grid is absent: 0, and never read
+  // from u or v. Then make the tiles safe to read for every thread of the block. As shipped
+  // the tiles hold whatever shared memory held.
   (void)rows, (void)cols, (void)origin_row, (void)origin_col, (void)u, (void)v, (void)u_tile,
       (void)v_tile;
 }

@@ -30,7 +30,9 @@ class FrameRing {
   // and abort() ends every wait. HINTS.md has the hints, in levels. As shipped nothing is handed
   // over: the writer sees no frame, and nothing ever waits.
 
-  // Computing thread: waits until frame's slot is free (frame - slots() is released); count the
+  // Computing thread: waits until frame's slot is free (frame - slots() is released), and for
+  // nothing else: while the slot is free it returns at once, even while the writer is still
+  // writing an older frame (the suite checks it with a writer that holds frames). Count the
   // waits. False if the ring was aborted.
   bool acquire(int frame) {
     (void)frame;
