@@ -206,7 +206,7 @@ class KernelBlock {
     if (slot != 0 && slot != 1) __trap();
     return std::int64_t{slot} * 4 * per_field_;
   }
-  const Round& p_;
+  Round p_;  // by value: a reference would take the kernel parameter's address (local memory)
   int block_;
   int cols_;
   std::int64_t pitch_, per_field_, stride_, first_;
