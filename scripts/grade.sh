@@ -307,7 +307,7 @@ else
   build=$work/build-tree
   asan_build=$work/build-asan-tree
 fi
-gpu=0 gpu_name=""
+gpu=0 gpu_name="" cuda_off_here=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   gpu=1
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
@@ -321,6 +321,15 @@ configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DGS_GIT_COMMIT=grade-${bas
   "${wrapper_args[@]}")
 if [ "$gpu" = 1 ] && [[ "${GS_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* ]]; then
   configure_args+=(-DCMAKE_CUDA_ARCHITECTURES=native)  # this GPU only: half the compile time
+fi
+# No GPU here (and none required): nothing compiled for one could run, and the GPU parts are not
+# graded here anyway; CUDA compilation was most of a hybrid lesson's grade (lessons 07-09, 11:
+# their CPU paths and the host walks of the learner's GPU code still build and run).
+# GS_CMAKE_ARGS=-DGS_CUDA=ON compiles it anyway.
+if [ "$gpu" = 0 ] && [ "$require_gpu" = 0 ] && [[ "${GS_CMAKE_ARGS:-}" != *GS_CUDA=* ]]; then
+  configure_args+=(-DGS_CUDA=OFF)
+  cuda_off_here=1
+  echo "grade.sh: no GPU answers nvidia-smi -L: CUDA code is not compiled for this grade (GS_CMAKE_ARGS=-DGS_CUDA=ON compiles it)"
 fi
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
 # shellcheck disable=SC2086  # GS_CMAKE_ARGS is a list of arguments
@@ -800,6 +809,7 @@ for row in "${rows[@]}"; do
   if [ "$status" != built ]; then
     why=${status#not built: }
     why="not built here: $why"
+    [ "$cuda_off_here" = 1 ] && [ "$kind" = cuda ] && why="$why (no GPU answers nvidia-smi -L here, so the grade did not compile CUDA)"
     [ "$require_gpu" = 1 ] && must=1
   elif [[ ",$labels," != *,cpu,* ]] && [ "$gpu" = 0 ]; then
     why="a GPU lesson, and no GPU answers nvidia-smi -L here"
