@@ -143,7 +143,6 @@ struct Slot {
   int kernel = 0;        // the poster's kernel count (1, 2, ...) of the rows there; 0: none yet
   bool visible = false;  // fenced by the poster
   bool read = true;      // unpacked by the owner (nothing there counts as read)
-  auto key() const { return std::tuple(kernel, visible, read); }
 };
 
 struct Rank {
