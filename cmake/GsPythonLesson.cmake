@@ -4,9 +4,18 @@
 #
 #   gs_find_python_tools(<reason-variable>)   # sets GS_PYTHON_READY; the reason when not ready
 #   gs_add_python_lesson(NUMBER 10 TOPIC python MODULE grayscott BODY module.cpp arrays.cpp
-#                        LEARNER from_dlpack.hpp binding.hpp LEARNER_ALONE
+#                        LEARNER from_dlpack.hpp binding.hpp LEARNER_ALONE USES 01 02 06
 #                        LAUNCHER run_python.cpp TESTS test_lesson10.py
 #                        GROUPS TestFirstCase:cpu TestCupy:gpu ...)
+#
+# USES, as gs_add_lesson's (cmake/GsLesson.cmake): the lessons whose solutions' steppers the
+# EXERCISE's module holds, each of a lower number (USES NONE: the reference alone), through a
+# registry of the lesson's own, lessonNN_registry; so the exercise builds with those lessons and
+# no other. The solution's module (what users import) gets the registry its program names
+# (gs_python_lesson_program(): every lesson's, gray_scott's). Each module says which lesson
+# builds it holds (grayscott.build["lessons"], in the registry's order), and each variant's suite
+# compares the module with a gray_scott of the same registry: gray_scott itself for the solution,
+# the same program built again against lessonNN_registry for the exercise.
 #
 # Which Python: -DPython_EXECUTABLE=... when given; else Debian's /usr/bin/python3 where it
 # exists, as the repository's scripts choose (tools/make_figures.sh); else CMake's FindPython.
@@ -146,10 +155,33 @@ endfunction()
 
 function(gs_add_python_lesson)
   cmake_parse_arguments(ARG "LEARNER_ALONE" "NUMBER;TOPIC;MODULE;LAUNCHER;TESTS"
-                        "BODY;LEARNER;GROUPS;LIBRARIES" ${ARGN})
+                        "BODY;LEARNER;GROUPS;LIBRARIES;USES" ${ARGN})
   set(lesson lesson${ARG_NUMBER})
   set(body_dir ${PROJECT_SOURCE_DIR}/lessons/${ARG_NUMBER}_${ARG_TOPIC})
   set(tests ${PROJECT_SOURCE_DIR}/tests/${ARG_TESTS})
+  # The exercise's registry: the solutions of the lessons named in USES, and the reference (a
+  # module without USES would need every lesson's, which is what the exercise must not wait for).
+  if(NOT DEFINED ARG_USES AND NOT "USES" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "gs_add_python_lesson(NUMBER ${ARG_NUMBER}): USES is required (the "
+                        "lessons whose steppers the exercise's module holds; USES NONE: the "
+                        "reference alone)")
+  endif()
+  set(uses "")
+  if(NOT ARG_USES STREQUAL "NONE")
+    set(uses ${ARG_USES})
+  endif()
+  foreach(used IN LISTS uses)
+    if(NOT used MATCHES "^[0-9][0-9]$" OR NOT used LESS ARG_NUMBER)
+      message(FATAL_ERROR "gs_add_python_lesson(NUMBER ${ARG_NUMBER}): USES ${used}: a lesson "
+                          "uses only lessons of a lower number (two digits)")
+    endif()
+  endforeach()
+  set(registry ${lesson}_registry)
+  _gs_add_registry(${registry} NUMBERS ${uses} FILE ${registry} FRAME_LOOP ${lesson}_frame_loop)
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS
+               "${ARG_NUMBER}|${registry}|registry" "${ARG_NUMBER}|${lesson}_frame_loop|registry")
+  # The lesson builds it holds, in the registry's order (grayscott.build["lessons"]).
+  _gs_registry_order(exercise_builds ONLY NONE ${uses})
   foreach(variant exercise solution)
     if(variant STREQUAL "exercise")
       set(learner_dir ${body_dir})
@@ -169,6 +201,13 @@ function(gs_add_python_lesson)
     target_compile_definitions(${module_target} PRIVATE
       GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}")
     target_link_libraries(${module_target} PRIVATE gs_common ${ARG_LIBRARIES})
+    if(variant STREQUAL "exercise")
+      # The solution's registry (every lesson's) comes with its program, and the lessons it holds
+      # (gs_python_lesson_program()).
+      target_link_libraries(${module_target} PRIVATE ${registry})
+      string(REPLACE ";" "," builds "${exercise_builds}")
+      target_compile_definitions(${module_target} PRIVATE GS_MODULE_LESSONS="${builds}")
+    endif()
     set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${module_target}|module")
     # LEARNER_ALONE (as gs_add_lesson's, cmake/GsLesson.cmake): each learner file compiled alone
     # in a generated translation unit with the module's include path, definitions and libraries
@@ -229,8 +268,8 @@ function(gs_add_python_lesson)
       set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                             ${PROJECT_BINARY_DIR}/bin)
     endforeach()
-    # The tests depend on gray_scott (its --list is compared with the module's list).
-    add_dependencies(test_${lesson}_${variant} gray_scott)
+    # The suite compares the module with a gray_scott of the same registry (its --list, its
+    # messages): gs_python_lesson_program() names it (GS_GRAY_SCOTT) and adds the dependency.
 
     # One CTest test per group of the suite (a test class), labelled as a lesson's tests are.
     foreach(group IN LISTS ARG_GROUPS)
@@ -262,16 +301,48 @@ endfunction()
 
 # The program that completes a Python lesson's modules (lesson 10's, grayscott: the choice among
 # every lesson's steppers), from apps/: @sources compiled into both modules (the exercise's and
-# the solution's, with their definitions), which also link @libraries (the registry).
-#   gs_python_lesson_program(NUMBER 10 SOURCES choices.cpp functions.cpp LIBRARIES gs_registry)
+# the solution's, with their definitions); the solution's module links @libraries (the registry
+# of every lesson), the exercise's its lesson's registry (gs_add_python_lesson's USES). PROGRAM
+# (a program of the floor above, made from MAIN, that links gs_registry and gs_best_frame_loop)
+# is what each suite compares its module with: the solution's suite with PROGRAM itself, the
+# exercise's with MAIN built again against the lesson's registry and frame loop
+# (lessonNN_exercise_<PROGRAM>), so that the exercise's suite builds without the other lessons.
+#   gs_python_lesson_program(NUMBER 10 SOURCES choices.cpp functions.cpp LIBRARIES gs_registry
+#                            PROGRAM gray_scott MAIN ../gray_scott.cpp)
 function(gs_python_lesson_program)
-  cmake_parse_arguments(ARG "" "NUMBER" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NUMBER;PROGRAM;MAIN" "SOURCES;LIBRARIES" ${ARGN})
+  set(lesson lesson${ARG_NUMBER})
   get_property(modules GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER})
+  list(GET modules 0 solution_module)
   list(TRANSFORM ARG_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   foreach(module IN LISTS modules)
     target_sources(${module} PRIVATE ${ARG_SOURCES})
     target_include_directories(${module} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    target_link_libraries(${module} PRIVATE ${ARG_LIBRARIES})
+  endforeach()
+  target_link_libraries(${solution_module} PRIVATE ${ARG_LIBRARIES})
+  # Every lesson build of the configuration, in gs_registry's order (gs_write_lesson_files() has
+  # run: the programs' floor calls this after it).
+  _gs_registry_order(all_builds)
+  string(REPLACE ";" "," builds "${all_builds}")
+  target_compile_definitions(${solution_module} PRIVATE GS_MODULE_LESSONS="${builds}")
+
+  set(exercise_program ${lesson}_exercise_${ARG_PROGRAM})
+  get_filename_component(main ${ARG_MAIN} ABSOLUTE)
+  add_executable(${exercise_program} ${main})
+  target_link_libraries(${exercise_program} PRIVATE ${lesson}_registry ${lesson}_frame_loop
+                        gs_warnings)
+  set_target_properties(${exercise_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${PROJECT_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${exercise_program}|program")
+  foreach(variant exercise solution)
+    if(variant STREQUAL "exercise")
+      set(program ${exercise_program})
+    else()
+      set(program ${ARG_PROGRAM})
+    endif()
+    target_compile_definitions(test_${lesson}_${variant} PRIVATE
+                               GS_GRAY_SCOTT="$<TARGET_FILE:${program}>")
+    add_dependencies(test_${lesson}_${variant} ${program})
   endforeach()
 endfunction()
 
