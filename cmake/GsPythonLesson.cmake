@@ -4,9 +4,22 @@
 #
 #   gs_find_python_tools(<reason-variable>)   # sets GS_PYTHON_READY; the reason when not ready
 #   gs_add_python_lesson(NUMBER 10 TOPIC python MODULE grayscott BODY module.cpp arrays.cpp
-#                        LEARNER from_dlpack.hpp binding.hpp LEARNER_ALONE
+#                        LEARNER from_dlpack.hpp binding.hpp LEARNER_ALONE USES 01 02 06
 #                        LAUNCHER run_python.cpp TESTS test_lesson10.py
 #                        GROUPS TestFirstCase:cpu TestCupy:gpu ...)
+#
+# USES, as gs_add_lesson's (cmake/GsLesson.cmake): the lessons whose solutions' steppers the
+# EXERCISE's module holds, each of a lower number (USES NONE: the reference alone), through a
+# registry of the lesson's own, lessonNN_registry; so the exercise builds with those lessons and
+# no other. The solution's module (what users import) gets the registry its program names
+# (gs_python_lesson_program(): every lesson's, gray_scott's). Each module says which lesson
+# builds it holds (grayscott.build["lessons"], in the registry's order), and each variant's suite
+# compares the module with a gray_scott of the same registry: gray_scott itself for the solution,
+# the same program built again against lessonNN_registry for the exercise.
+#
+#   gs_add_python_point_fixture(NUMBER 10 FIXTURE copies_in_and_out TEST test_... REASON "...")
+#
+# (from tests/): the lesson's point test against a plausible wrong answer, built as a third module.
 #
 # Which Python: -DPython_EXECUTABLE=... when given; else Debian's /usr/bin/python3 where it
 # exists, as the repository's scripts choose (tools/make_figures.sh); else CMake's FindPython.
@@ -144,12 +157,82 @@ function(_gs_python_lesson_code target learner_dir body_dir)
   endif()
 endfunction()
 
+# A module of a Python lesson, @target (Python's name @module, in @module_dir): the body's
+# @sources (in @body_dir) compiled against the learner's files found first in @learner_dirs
+# (the exercise's, the solution's, a fixture's), with common/.
+function(_gs_python_module target module variant module_dir learner_dirs body_dir sources)
+  list(TRANSFORM sources PREPEND ${body_dir}/)
+  # NO_EXTRAS: no link-time optimisation and no stripping (the libraries it links have none).
+  pybind11_add_module(${target} MODULE NO_EXTRAS ${sources})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${module}
+                        LIBRARY_OUTPUT_DIRECTORY ${module_dir})
+  _gs_python_lesson_code(${target} "${learner_dirs}" ${body_dir})
+  target_compile_definitions(${target} PRIVATE
+    GS_MODULE_NAME=${module} GS_MODULE_VARIANT="${variant}")
+  target_link_libraries(${target} PRIVATE gs_common)
+  # The module keeps its C++ runtime to itself, as Python's extension wheels do: libstdc++
+  # linked in (-static-libstdc++) and every symbol of the static libraries it links kept local
+  # (--exclude-libs,ALL), so none of them binds to another libstdc++ that the interpreter loaded
+  # before (NumPy's, on the course's GPU machine, older than the g++ in /opt/gcc that built the
+  # module). Bound to that one, the module's number formatting (std::ostream << double) reached
+  # a facet of the other library's locale and crashed (a segmentation fault in codecvt, seen
+  # with cuda-gdb). Not under the sanitizers, whose runtime must see every allocation.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT GS_SANITIZE)
+    target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc
+                        -Wl,--exclude-libs,ALL)
+  endif()
+endfunction()
+
+# A program that starts the Python a module was built for with @module_dir first on its path:
+# @program script.py ..., or, for a program named test_*, the same running the pytest suite
+# @tests (@program [pytest flags]).
+function(_gs_python_launcher program module_target variant module_dir launcher tests)
+  add_executable(${program} ${launcher})
+  target_compile_definitions(${program} PRIVATE
+    GS_PROGRAM_NAME="${program}" GS_PYTHON_EXECUTABLE="${Python_EXECUTABLE}"
+    GS_MODULE_DIR="${module_dir}" GS_BUILD_DIR="${PROJECT_BINARY_DIR}"
+    GS_LESSON_VARIANT="${variant}" GS_ASAN_RUNTIME="${GS_ASAN_RUNTIME}"
+    GS_UBSAN_SUPPRESSIONS="${GS_UBSAN_SUPPRESSIONS}")
+  if(program MATCHES "^test_")
+    target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=1 GS_TEST_FILE="${tests}")
+  else()
+    target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=0)
+  endif()
+  target_link_libraries(${program} PRIVATE gs_warnings)
+  add_dependencies(${program} ${module_target})
+  set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${PROJECT_BINARY_DIR}/bin)
+endfunction()
+
 function(gs_add_python_lesson)
   cmake_parse_arguments(ARG "LEARNER_ALONE" "NUMBER;TOPIC;MODULE;LAUNCHER;TESTS"
-                        "BODY;LEARNER;GROUPS;LIBRARIES" ${ARGN})
+                        "BODY;LEARNER;GROUPS;LIBRARIES;USES" ${ARGN})
   set(lesson lesson${ARG_NUMBER})
   set(body_dir ${PROJECT_SOURCE_DIR}/lessons/${ARG_NUMBER}_${ARG_TOPIC})
   set(tests ${PROJECT_SOURCE_DIR}/tests/${ARG_TESTS})
+  # The exercise's registry: the solutions of the lessons named in USES, and the reference (a
+  # module without USES would need every lesson's, which is what the exercise must not wait for).
+  if(NOT DEFINED ARG_USES AND NOT "USES" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "gs_add_python_lesson(NUMBER ${ARG_NUMBER}): USES is required (the "
+                        "lessons whose steppers the exercise's module holds; USES NONE: the "
+                        "reference alone)")
+  endif()
+  set(uses "")
+  if(NOT ARG_USES STREQUAL "NONE")
+    set(uses ${ARG_USES})
+  endif()
+  foreach(used IN LISTS uses)
+    if(NOT used MATCHES "^[0-9][0-9]$" OR NOT used LESS ARG_NUMBER)
+      message(FATAL_ERROR "gs_add_python_lesson(NUMBER ${ARG_NUMBER}): USES ${used}: a lesson "
+                          "uses only lessons of a lower number (two digits)")
+    endif()
+  endforeach()
+  set(registry ${lesson}_registry)
+  _gs_add_registry(${registry} NUMBERS ${uses} FILE ${registry} FRAME_LOOP ${lesson}_frame_loop)
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS
+               "${ARG_NUMBER}|${registry}|registry" "${ARG_NUMBER}|${lesson}_frame_loop|registry")
+  # The lesson builds it holds, in the registry's order (grayscott.build["lessons"]).
+  _gs_registry_order(exercise_builds ONLY NONE ${uses})
   foreach(variant exercise solution)
     if(variant STREQUAL "exercise")
       set(learner_dir ${body_dir})
@@ -160,15 +243,16 @@ function(gs_add_python_lesson)
       set(module_target ${ARG_MODULE})
       set(module_dir ${PROJECT_BINARY_DIR}/python)
     endif()
-    list(TRANSFORM ARG_BODY PREPEND ${body_dir}/ OUTPUT_VARIABLE sources)
-    # NO_EXTRAS: no link-time optimisation and no stripping (the libraries it links have none).
-    pybind11_add_module(${module_target} MODULE NO_EXTRAS ${sources})
-    set_target_properties(${module_target} PROPERTIES OUTPUT_NAME ${ARG_MODULE}
-                          LIBRARY_OUTPUT_DIRECTORY ${module_dir})
-    _gs_python_lesson_code(${module_target} ${learner_dir} ${body_dir})
-    target_compile_definitions(${module_target} PRIVATE
-      GS_MODULE_NAME=${ARG_MODULE} GS_MODULE_VARIANT="${variant}")
-    target_link_libraries(${module_target} PRIVATE gs_common ${ARG_LIBRARIES})
+    _gs_python_module(${module_target} ${ARG_MODULE} ${variant} ${module_dir} "${learner_dir}"
+                      ${body_dir} "${ARG_BODY}")
+    target_link_libraries(${module_target} PRIVATE ${ARG_LIBRARIES})
+    if(variant STREQUAL "exercise")
+      # The solution's registry (every lesson's) comes with its program, and the lessons it holds
+      # (gs_python_lesson_program()).
+      target_link_libraries(${module_target} PRIVATE ${registry})
+      string(REPLACE ";" "," builds "${exercise_builds}")
+      target_compile_definitions(${module_target} PRIVATE GS_MODULE_LESSONS="${builds}")
+    endif()
     set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${module_target}|module")
     # LEARNER_ALONE (as gs_add_lesson's, cmake/GsLesson.cmake): each learner file compiled alone
     # in a generated translation unit with the module's include path, definitions and libraries
@@ -196,41 +280,16 @@ function(gs_add_python_lesson)
       set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${alone_target}|library")
     endif()
 
-    # The module keeps its C++ runtime to itself, as Python's extension wheels do: libstdc++
-    # linked in (-static-libstdc++) and every symbol of the static libraries it links kept local
-    # (--exclude-libs,ALL), so none of them binds to another libstdc++ that the interpreter loaded
-    # before (NumPy's, on the course's GPU machine, older than the g++ in /opt/gcc that built the
-    # module). Bound to that one, the module's number formatting (std::ostream << double) reached
-    # a facet of the other library's locale and crashed (a segmentation fault in codecvt, seen
-    # with cuda-gdb). Not under the sanitizers, whose runtime must see every allocation.
-    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT GS_SANITIZE)
-      target_link_options(${module_target} PRIVATE -static-libstdc++ -static-libgcc
-                          -Wl,--exclude-libs,ALL)
-    endif()
-
     # The lesson's two programs: the Python the module was built for, with the module first on
     # its path (lessonNN_<variant> script.py ...), and the same running the pytest suite
     # (test_lessonNN_<variant> [pytest flags]): what gs_add_lesson() names the lesson's program
     # and test suite, so scripts/grade.sh and lessons.tsv treat the lesson as any other.
     foreach(program ${lesson}_${variant} test_${lesson}_${variant})
-      add_executable(${program} ${body_dir}/${ARG_LAUNCHER})
-      target_compile_definitions(${program} PRIVATE
-        GS_PROGRAM_NAME="${program}" GS_PYTHON_EXECUTABLE="${Python_EXECUTABLE}"
-        GS_MODULE_DIR="${module_dir}" GS_BUILD_DIR="${PROJECT_BINARY_DIR}"
-        GS_LESSON_VARIANT="${variant}" GS_ASAN_RUNTIME="${GS_ASAN_RUNTIME}"
-        GS_UBSAN_SUPPRESSIONS="${GS_UBSAN_SUPPRESSIONS}")
-      if(program MATCHES "^test_")
-        target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=1 GS_TEST_FILE="${tests}")
-      else()
-        target_compile_definitions(${program} PRIVATE GS_RUN_PYTEST=0)
-      endif()
-      target_link_libraries(${program} PRIVATE gs_warnings)
-      add_dependencies(${program} ${module_target})
-      set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
-                            ${PROJECT_BINARY_DIR}/bin)
+      _gs_python_launcher(${program} ${module_target} ${variant} ${module_dir}
+                          ${body_dir}/${ARG_LAUNCHER} ${tests})
     endforeach()
-    # The tests depend on gray_scott (its --list is compared with the module's list).
-    add_dependencies(test_${lesson}_${variant} gray_scott)
+    # The suite compares the module with a gray_scott of the same registry (its --list, its
+    # messages): gs_python_lesson_program() names it (GS_GRAY_SCOTT) and adds the dependency.
 
     # One CTest test per group of the suite (a test class), labelled as a lesson's tests are.
     foreach(group IN LISTS ARG_GROUPS)
@@ -252,6 +311,10 @@ function(gs_add_python_lesson)
     SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 900)
 
   set_property(GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER} ${ARG_MODULE} ${ARG_MODULE}_exercise)
+  # What a point fixture's module is made of (gs_add_python_point_fixture()).
+  string(REPLACE ";" "," body "${ARG_BODY}")
+  set_property(GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER}_PARTS
+               "${ARG_TOPIC}|${ARG_MODULE}|${body}|${body_dir}/${ARG_LAUNCHER}|${tests}")
   gs_record_lesson_build(NUMBER ${ARG_NUMBER} TOPIC ${ARG_TOPIC} KIND python PROVIDES module
                          LEARNER ${ARG_LEARNER} LABELS cpu gpu)
   # The libraries the module links (common/, and what its program adds: the registry of every
@@ -262,17 +325,105 @@ endfunction()
 
 # The program that completes a Python lesson's modules (lesson 10's, grayscott: the choice among
 # every lesson's steppers), from apps/: @sources compiled into both modules (the exercise's and
-# the solution's, with their definitions), which also link @libraries (the registry).
-#   gs_python_lesson_program(NUMBER 10 SOURCES choices.cpp functions.cpp LIBRARIES gs_registry)
+# the solution's, with their definitions); the solution's module links @libraries (the registry
+# of every lesson), the exercise's its lesson's registry (gs_add_python_lesson's USES). PROGRAM
+# (a program of the floor above, made from MAIN, that links gs_registry and gs_best_frame_loop)
+# is what each suite compares its module with: the solution's suite with PROGRAM itself, the
+# exercise's with MAIN built again against the lesson's registry and frame loop
+# (lessonNN_exercise_<PROGRAM>), so that the exercise's suite builds without the other lessons.
+#   gs_python_lesson_program(NUMBER 10 SOURCES choices.cpp functions.cpp LIBRARIES gs_registry
+#                            PROGRAM gray_scott MAIN ../gray_scott.cpp)
 function(gs_python_lesson_program)
-  cmake_parse_arguments(ARG "" "NUMBER" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NUMBER;PROGRAM;MAIN" "SOURCES;LIBRARIES" ${ARGN})
+  set(lesson lesson${ARG_NUMBER})
   get_property(modules GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER})
+  list(GET modules 0 solution_module)
   list(TRANSFORM ARG_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   foreach(module IN LISTS modules)
     target_sources(${module} PRIVATE ${ARG_SOURCES})
     target_include_directories(${module} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    target_link_libraries(${module} PRIVATE ${ARG_LIBRARIES})
   endforeach()
+  target_link_libraries(${solution_module} PRIVATE ${ARG_LIBRARIES})
+  # For the modules of the lesson's point fixtures (gs_add_python_point_fixture()).
+  set_property(GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER}_PROGRAM
+               "${CMAKE_CURRENT_SOURCE_DIR}|${ARG_SOURCES}")
+  # Every lesson build of the configuration, in gs_registry's order (gs_write_lesson_files() has
+  # run: the programs' floor calls this after it).
+  _gs_registry_order(all_builds)
+  string(REPLACE ";" "," builds "${all_builds}")
+  target_compile_definitions(${solution_module} PRIVATE GS_MODULE_LESSONS="${builds}")
+
+  set(exercise_program ${lesson}_exercise_${ARG_PROGRAM})
+  get_filename_component(main ${ARG_MAIN} ABSOLUTE)
+  add_executable(${exercise_program} ${main})
+  target_link_libraries(${exercise_program} PRIVATE ${lesson}_registry ${lesson}_frame_loop
+                        gs_warnings)
+  set_target_properties(${exercise_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${PROJECT_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY GS_LESSON_TARGETS "${ARG_NUMBER}|${exercise_program}|program")
+  foreach(variant exercise solution)
+    if(variant STREQUAL "exercise")
+      set(program ${exercise_program})
+    else()
+      set(program ${ARG_PROGRAM})
+    endif()
+    target_compile_definitions(test_${lesson}_${variant} PRIVATE
+                               GS_GRAY_SCOTT="$<TARGET_FILE:${program}>")
+    add_dependencies(test_${lesson}_${variant} ${program})
+  endforeach()
+endfunction()
+
+# A point test of a Python lesson's suite against a plausible wrong answer kept as a fixture
+# (tests/fixtures/NN_topic/<what it does>/: some of the learner's files; the solution's stand in
+# for the others): a third module, built from the body, the fixture and the program's sources
+# with the reference alone (cheap: no lesson's steppers), in <build>/python-fixture/<fixture>,
+# run by test_lessonNN_fixture_<fixture>, and the CTest test lessonNN.point_fixture.<fixture>,
+# which passes only when the point test (pytest's -k @test) fails it for the lesson's reason
+# (REASON, a regular expression its failure prints). Called from tests/, once the program's
+# floor has completed the modules (gs_python_lesson_program()).
+#   gs_add_python_point_fixture(NUMBER 10 FIXTURE copies_in_and_out TEST test_... REASON "...")
+function(gs_add_python_point_fixture)
+  cmake_parse_arguments(ARG "" "NUMBER;FIXTURE;TEST;REASON" "" ${ARGN})
+  set(lesson lesson${ARG_NUMBER})
+  get_property(parts GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER}_PARTS)
+  get_property(program GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER}_PROGRAM)
+  if(NOT parts OR NOT program)
+    return()
+  endif()
+  # Python's and pybind11's imported targets are the finding directory's: found again here.
+  gs_find_python_tools(reason)
+  string(REPLACE "|" ";" parts "${parts}")
+  list(GET parts 0 topic)
+  list(GET parts 1 module)
+  list(GET parts 2 body)
+  list(GET parts 3 launcher)
+  list(GET parts 4 tests)
+  string(REPLACE "|" ";" program "${program}")
+  list(GET program 0 program_dir)
+  list(SUBLIST program 1 -1 program_sources)
+  set(folder ${ARG_NUMBER}_${topic})
+  set(fixture_dir ${PROJECT_SOURCE_DIR}/tests/fixtures/${folder}/${ARG_FIXTURE})
+  set(target ${module}_fixture_${ARG_FIXTURE})
+  set(module_dir ${PROJECT_BINARY_DIR}/python-fixture/${ARG_FIXTURE})
+  set(registry ${lesson}_fixture_registry)
+  if(NOT TARGET ${registry})
+    _gs_add_registry(${registry} NUMBERS "" FILE ${registry})
+  endif()
+  string(REPLACE "," ";" body "${body}")
+  _gs_python_module(${target} ${module} fixture ${module_dir}
+                    "${fixture_dir};${PROJECT_SOURCE_DIR}/solutions/${folder}"
+                    ${PROJECT_SOURCE_DIR}/lessons/${folder} "${body}")
+  target_sources(${target} PRIVATE ${program_sources})
+  target_include_directories(${target} PRIVATE ${program_dir})
+  target_link_libraries(${target} PRIVATE ${registry})
+  target_compile_definitions(${target} PRIVATE GS_MODULE_LESSONS="")
+  set_property(GLOBAL APPEND PROPERTY GS_PYTHON_MODULES ${target})
+  set(runner test_${lesson}_fixture_${ARG_FIXTURE})
+  _gs_python_launcher(${runner} ${target} fixture ${module_dir} ${launcher} ${tests})
+  add_test(NAME ${lesson}.point_fixture.${ARG_FIXTURE} COMMAND ${runner} -k ${ARG_TEST})
+  set_tests_properties(${lesson}.point_fixture.${ARG_FIXTURE} PROPERTIES
+    LABELS "${lesson};selftest;cpu" PASS_REGULAR_EXPRESSION "${ARG_REASON}"
+    SKIP_REGULAR_EXPRESSION "GS_TEST_SKIPPED" TIMEOUT 300)
 endfunction()
 
 function(_gs_python_modules_position_independent)

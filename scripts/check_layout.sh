@@ -16,9 +16,10 @@
 #       a lower number (a registry: their solutions, named in gs_add_lesson's USES); its programs
 #       and suites, built around it by the floors above (course/'s main(), apps/' program that
 #       completes it, tests/), never link a higher lesson nor gs_registry / gs_best_frame_loop
-#       (every lesson's: its exercise builds without the others); lesson 10's Python modules are
-#       the exception: the module is the program grayscott, every lesson's steppers by name,
-#       whose suite compares its list with gray_scott's;
+#       (every lesson's: its exercise builds without the others); lesson 10's solution module is
+#       the exception: it is the program grayscott, every lesson's steppers by name, whose suite
+#       compares its list with gray_scott's (the exercise's module links the registry of the
+#       lessons lesson 10 USES, as any other lesson's exercise);
 #    and within common/ no library includes a header of a floor above it (check_common_floors.py).
 # The lesson list comes from the build (<build>/lessons.tsv, written by cmake/GsLesson.cmake).
 # That each shipped exercise fails its tests is a CTest test of its own (label selftest).
@@ -105,7 +106,7 @@ with open(links, newline="") as table:
                 fail(f"{where}: a lesson sees only common/ and lessons up to its own")
             continue
         if item in registries:
-            if role != "module":
+            if role != "module" or target.endswith("_exercise"):
                 fail(f"{where}: every lesson's registry (name the lessons it uses: gs_add_lesson USES)")
             continue
         m = re.match(r"(?:test_)?lesson(\d\d)_", item)

@@ -381,6 +381,54 @@ class TestDLPack:
             "DLPack made copies that NumPy's buffer does not")
         assert np.array_equal(u, same_u) and np.array_equal(v, same_v)
 
+    def test_the_steps_see_the_callers_memory_not_a_copy(self):
+        # The lesson's point: the stepper works on the caller's memory itself, not on a copy of
+        # it. A copy that is written back at the end of the call (copy-in/copy-out) gives the
+        # right numbers in the caller's arrays and passes the suite's other CPU tests (the
+        # fixture tests/fixtures/10_python/copies_in_and_out/, CTest
+        # lesson10.point_fixture.copies_in_and_out); it is caught by a write of the caller's
+        # between from_dlpack()'s read and the steps: the caller writes a
+        # new state into the field the module read first while the module asks for the other's
+        # capsule (a producer's __dlpack__ is the caller's code). The memory is the caller's, so
+        # the steps must start from that new state.
+        require_dlpack()
+        u0, v0 = random_state(17, 33, seed=29)
+        late_u, late_v = random_state(17, 33, seed=31)
+        asked = []
+
+        class WritesTheOther(DLPackOnly):
+            def __init__(self, array, late):
+                super().__init__(array)
+                self.late = late
+
+            def __dlpack__(self, stream=None, **kwargs):
+                capsule = super().__dlpack__(stream, **kwargs)
+                if asked and self not in asked:  # the first field is read: write into it
+                    asked[0].array[...] = asked[0].late
+                if self not in asked:
+                    asked.append(self)
+                return capsule
+
+        u, v = u0.copy(), v0.copy()
+        held_u, held_v = WritesTheOther(u, late_u), WritesTheOther(v, late_v)
+        address = (u.ctypes.data, v.ctypes.data)
+        self.stepper().advance(held_u, held_v, 5)
+        assert len(asked) == 2, "both fields come through DLPack: each one's capsule is asked for"
+        assert (u.ctypes.data, v.ctypes.data) == address
+        first = "u" if asked[0] is held_u else "v"
+        start = (late_u, v0) if first == "u" else (u0, late_v)
+        expected = oracle(*start, 5)
+        stale = oracle(u0, v0, 5)
+        got = (u, v)
+        off_stale = max(float(np.max(np.abs(g - s))) for g, s in zip(got, stale))
+        assert off_stale > TOLERANCE, (
+            f"the steps ran on a copy of {first} that from_dlpack() took before the caller "
+            f"wrote its memory (written while the module asked for the other field's capsule, "
+            f"before the steps): the result is the old {first}'s, 5 steps on; the stepper must "
+            f"work on the caller's memory itself, its pointer and strides (no copy)")
+        assert_matches(u, expected[0], f"u, 5 steps from the state the caller wrote into {first}")
+        assert_matches(v, expected[1], f"v, 5 steps from the state the caller wrote into {first}")
+
     def test_rows_apart_leave_the_poisoned_padding_alone(self):
         require_dlpack()
         u0, v0 = random_state(17, 33, seed=11)
@@ -682,7 +730,11 @@ class TestArrays:
 
 
 def gray_scott() -> Path:
-    program = BUILD / "bin" / "gray_scott"
+    """The gray_scott of the module's registry (GS_GRAY_SCOTT, set by the suite's program): the
+    programs' gray_scott for the solution's module; for the exercise's, gray_scott's main built
+    against the registry of the lessons lesson 10 USES (lesson10_exercise_gray_scott), so that the
+    exercise's suite builds without the other lessons."""
+    program = Path(os.environ.get("GS_GRAY_SCOTT", BUILD / "bin" / "gray_scott"))
     if not program.exists():
         pytest.skip(f"{program} is not built")
     return program
@@ -828,7 +880,23 @@ class TestParameters:
                                  summary[:-len(" (any weights)")] if generic else summary, generic))
         module = [(i["name"], i["device"], i["summary"], i["generic"])
                   for i in grayscott.list_implementations()]
-        assert module == programs
+        assert module == programs, f"the module's implementations are not those of {gray_scott()}"
+        # The registry holds what the module says it was built with: the steppers of the lesson
+        # builds grayscott.build["lessons"] names, in that order, then the reference.
+        names = [name for name, *_ in module]
+        assert names[-1:] == ["reference"], names
+        lessons = [name[:3] for name in names[:-1]]  # "l06" (l06-fused; l03cpu-fused: 03_cpu)
+        runs = [lesson for i, lesson in enumerate(lessons) if i == 0 or lesson != lessons[i - 1]]
+        builds = [f"l{build[:2]}" for build in grayscott.build["lessons"]]
+        listed = iter(builds)
+        assert all(run in listed for run in runs), (
+            f"implementations of lessons {runs} where the module says it holds {builds}, in order")
+        # The implementations this suite and the judge (tests/judge/lesson10_runner.py) run by
+        # name: lesson 10's USES must name their lessons.
+        needed = {"l01-naive", "l02-simd-omp"}
+        if grayscott.build["cuda"]:
+            needed.add("l06-temporal")
+        assert needed <= set(names), f"{sorted(needed - set(names))} missing from {names}"
 
     def test_defaults_are_the_courses(self):
         assert grayscott.defaults() == pytest.approx({

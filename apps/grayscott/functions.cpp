@@ -148,6 +148,17 @@ void define_functions(py::module_& module) {
   build["variant"] = GS_MODULE_VARIANT;
   build["cuda"] = GS_HAVE_CUDA != 0;
   build["dlpack"] = dlpack_version();
+  // The lesson builds whose solutions' steppers the registry holds besides the reference, in its
+  // order ("06", "02", "01"; "03_cpu" for a CPU port): every lesson's in the solution's module,
+  // those lesson 10 USES in the exercise's (cmake/GsPythonLesson.cmake).
+  py::list lessons;
+  const std::string listed = GS_MODULE_LESSONS;
+  for (std::size_t begin = 0; begin < listed.size();) {
+    const std::size_t end = std::min(listed.find(',', begin), listed.size());
+    lessons.append(listed.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  build["lessons"] = py::tuple(lessons);
   module.attr("build") = build;
 }
 
