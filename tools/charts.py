@@ -60,7 +60,7 @@ THREADS_COLUMNS = (
     "date",
     "commit",
 )
-# The cost of a call from Python (lessons/10_python/call_cost.py): seconds per call of k steps.
+# The cost of a call from Python (benchmarks/module/call_cost.py): seconds per call of k steps.
 CALL_COST_COLUMNS = (
     "implementation",
     "path",

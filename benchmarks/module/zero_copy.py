@@ -7,7 +7,7 @@ kernels cannot take (an odd column count: copied through the stepper's own field
 device); NumPy arrays (across PCIe, twice per call). Then PyTorch's profiler, an independent
 witness, counts the host copies of the process while PyTorch tensors are advanced.
 
-    build/bin/lesson10_solution lessons/10_python/zero_copy.py
+    build/bin/lesson10_solution benchmarks/module/zero_copy.py
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ then fits t(k) = t_call + k * t_step to each and prints the table. The model say
 measurement shows: Python's price is a few microseconds per call, so a call of one step on a
 GPU is mostly overhead, and a frame of 32 steps is not.
 
-    build/bin/lesson10_solution lessons/10_python/call_cost.py --gs-benchmark build/bin/gs_benchmark
-    build/bin/lesson10_solution lessons/10_python/call_cost.py --impl reference -r 64 -c 64
+    build/bin/lesson10_solution benchmarks/module/call_cost.py --gs-benchmark build/bin/gs_benchmark
+    build/bin/lesson10_solution benchmarks/module/call_cost.py --impl reference -r 64 -c 64
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@
 #  3. the cost of a call against the steps per call (call_cost.py, gs_benchmark -e k beside);
 #  4. the bytes copied for each path (zero_copy.py, with PyTorch's profiler as a witness).
 #
-#   bash lessons/10_python/measure.sh build results/
+#   bash scripts/measure_python.sh build results/
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:?usage: measure.sh BUILD_DIR [OUT_DIR]}
+build=${1:?usage: measure_python.sh BUILD_DIR [OUT_DIR]}
 out=${2:-lesson10-results}
 mkdir -p "$out"
 python=$build/bin/lesson10_solution
@@ -29,9 +29,9 @@ run "$python" benchmarks/peers/jax_3x3.py --no-output --csv "$official"
 run "$python" lessons/10_python/school_cupy.py --no-output --csv "$official"
 run "$python" lessons/10_python/school_jax.py --no-output --csv "$official"
 run "$python" benchmarks/peers/cupy_slices.py --no-output --max-seconds 10 --csv "$official"
-run "$python" lessons/10_python/call_cost.py --gs-benchmark "$build/bin/gs_benchmark" \
+run "$python" benchmarks/module/call_cost.py --gs-benchmark "$build/bin/gs_benchmark" \
   --csv "$out/lesson10-call-cost.csv"
-run "$python" lessons/10_python/zero_copy.py
+run "$python" benchmarks/module/zero_copy.py
 echo "== the official run, compute only"
 cat "$official"
 exit $status

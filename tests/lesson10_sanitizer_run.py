@@ -10,7 +10,7 @@ synccheck): every GPU path of grayscott on small odd grids, without CuPy or PyTo
 
 Exits 0 when every result matches the module's CPU reference, 1 otherwise.
 
-    PYTHONPATH=build/python python3 lessons/10_python/sanitizer_run.py
+    PYTHONPATH=build/python python3 tests/lesson10_sanitizer_run.py
 """
 
 from __future__ import annotations
