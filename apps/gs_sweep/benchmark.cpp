@@ -22,11 +22,12 @@
 #include <new>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "batch.hpp"
+#include "gs/benchmark.hpp"
 #include "gs/device_limits.hpp"
+#include "gs/frame_timer.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
@@ -64,10 +65,6 @@ struct Measurement {
   double rate() const { return seconds > 0.0 ? cell_updates / seconds : 0.0; }
 };
 
-bool all_finite(const std::vector<float>& values) {
-  return std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
-}
-
 // Advances a single-grid stepper by `steps` in calls of 32 steps (gray_scott's frames).
 void advance_in_frames(gs::Stepper& stepper, int steps) {
   for (int done = 0; done < steps; done += 32) stepper.advance(std::min(32, steps - done));
@@ -100,7 +97,7 @@ std::pair<double, std::string> time_batch(const std::vector<Share>& shares, GpuP
   on_every_share(shares, [&](std::size_t i, const std::atomic<bool>&) {
     std::vector<float> v(seed.size() * static_cast<std::size_t>(shares[i].count));
     steppers[i]->fetch_v(v.data());
-    if (!all_finite(v)) throw gs::Diverged("the batch's state is not finite");
+    if (!gs::all_finite(v)) throw gs::Diverged("the batch's state is not finite");
   });
   return {seconds, steppers[0]->describe()};
 }
@@ -294,28 +291,20 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       gs::throw_if_interrupted("after the batch on " + gpus);
     }
 
-    // 2. One official-size grid with the single-grid implementation, as gs_benchmark times it.
-    gs::Stopwatch clock;
+    // 2. One official-size grid with the single-grid implementation, as gs_benchmark times it:
+    //    frames of 32 steps, each waited for.
     std::cerr << "  " << single->name << ": one 1080 x 1920 grid, " << official_steps
               << " steps ..." << std::flush;
     {
       std::unique_ptr<gs::Stepper> one = single->create();
       const gs::State official = gs::initial_state(1080, 1920);
-      const gs::Rates official_rates;
-      one->load(official, official_rates);
-      one->advance(std::min(32, official_steps));  // warm-up
-      one->synchronize();
-      one->load(official, official_rates);
-      one->synchronize();
-      clock.restart();
-      for (int done = 0; done < official_steps; done += 32) {
-        one->advance(std::min(32, official_steps - done));
-        one->synchronize();
-      }
-      const double seconds = clock.seconds();
+      gs::FrameTiming timing;
+      timing.steps = official_steps;
+      timing.steps_per_frame = 32;
+      const double seconds = gs::time_frames(*one, official, gs::Rates(), timing).seconds;
       std::vector<float> official_v(official.size());
       one->fetch_v(official_v.data());
-      if (!all_finite(official_v)) throw gs::Diverged(single->name + "'s state is not finite");
+      if (!gs::all_finite(official_v)) throw gs::Diverged(single->name + "'s state is not finite");
       // Seconds of the official run (32,000 steps) at the measured rate, as gs_benchmark reports.
       const double official_updates = 1080.0 * 1920.0 * 32000.0;
       const double rate = 1080.0 * 1920.0 * official_steps / seconds;
@@ -337,12 +326,12 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
       one->load(seed, rates.member(0));  // warm-up: the first load pays for what is created once
       advance_in_frames(*one, std::min(c.steps, 64));
       one->fetch_v(single_v.data());
-      clock.restart();
+      gs::Stopwatch clock;
       for (int m = 0; m < sequential_members; ++m) {
         one->load(seed, rates.member(m));
         advance_in_frames(*one, c.steps);
         one->fetch_v(single_v.data());
-        if (!all_finite(single_v)) throw gs::Diverged(single->name + "'s state is not finite");
+        if (!gs::all_finite(single_v)) throw gs::Diverged(single->name + "'s state is not finite");
         gs::throw_if_interrupted("during the sequential runs");
       }
       const double seconds = clock.seconds();
@@ -362,8 +351,8 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     const std::string date = gs::today_utc();
     std::ostringstream table;
     table << "Gray-Scott parameter sweep benchmark, " << date << ", commit " << GS_GIT_COMMIT
-          << ", " << (gpus_name.empty() ? device_name : gpus_name) << " (host: " << gs::cpu_model()
-          << ", " << std::thread::hardware_concurrency() << " hardware threads)\n\n"
+          << ", " << (gpus_name.empty() ? device_name : gpus_name)
+          << " (host: " << gs::describe_host() << ")\n\n"
           << "| run | implementation | seconds | cell-updates/s | batch is faster by |\n"
           << "|---|---|---:|---:|---:|\n";
     for (const Measurement& row : rows) {
@@ -400,36 +389,14 @@ int run_benchmark(int argc, char** argv, const std::string& name) {
     }
     std::cout << table.str() << std::flush;
 
-    int status = gs::kExitSuccess;
-    if (!markdown_path.empty()) {
-      try {
-        gs::write_output_file(markdown_path, table.str(), gs::OutputOptions("--markdown", nullptr));
-      } catch (const gs::OutputError& error) {
-        std::cerr << name << ": error: " << error.what() << "\n";
-        status = gs::kExitFailure;
-      }
+    std::string lines;
+    for (const Measurement& row : rows) {
+      lines += gs::measurement_line({row.implementation, row.lesson, gpu ? "gpu" : "cpu", "sweep",
+                                     row.seconds, row.rate(), row.steps_timed, row.extrapolated,
+                                     gs::csv_safe(row.several_gpus ? gpus_name : device_name), date,
+                                     GS_GIT_COMMIT});
     }
-    if (!csv_path.empty()) {
-      std::string csv_device = device_name;
-      std::replace(csv_device.begin(), csv_device.end(), ',', ' ');
-      std::string csv_gpus = gpus_name;  // the spread batch's row: "2 x NVIDIA H100 80GB HBM3"
-      std::replace(csv_gpus.begin(), csv_gpus.end(), ',', ' ');
-      std::ostringstream lines;
-      for (const Measurement& row : rows) {
-        lines << row.implementation << "," << row.lesson << "," << (gpu ? "gpu" : "cpu")
-              << ",sweep," << std::defaultfloat << std::setprecision(6) << row.seconds << ","
-              << row.rate() << "," << row.steps_timed << ","
-              << (row.extrapolated ? "true" : "false") << ","
-              << (row.several_gpus ? csv_gpus : csv_device) << "," << date << "," << GS_GIT_COMMIT
-              << "\n";
-      }
-      try {
-        gs::append_measurement_rows(csv_path, lines.str(), gs::OutputOptions("--csv", nullptr));
-      } catch (const gs::OutputError& error) {
-        std::cerr << name << ": error: " << error.what() << "\n";
-        status = gs::kExitFailure;
-      }
-    }
+    int status = gs::write_benchmark_files(name, markdown_path, table.str(), csv_path, lines);
     if (!std::cout) {
       std::cerr << name << ": error: cannot write to standard output\n";
       status = gs::kExitFailure;

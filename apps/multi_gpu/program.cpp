@@ -26,6 +26,8 @@
 
 #include "agreement.hpp"
 #include "follower.hpp"
+#include "gs/benchmark.hpp"
+#include "gs/frame_timer.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/interrupt.hpp"
 #include "gs/lesson.hpp"
@@ -102,27 +104,6 @@ int exchange_check(RankSlab& slab, const Options& options, int rank, int size) {
   return all_wrong == 0 ? gs::kExitSuccess : gs::kExitFailure;
 }
 
-// Times whole frames of `stepper` from `start` the way gs_benchmark does: one warm-up frame, the
-// state loaded again, then every frame advanced and waited for (`each_frame`: as a run that writes
-// its frames waits for each), or every frame queued and waited for once at the end (as a run
-// without output). Seconds for `frames` frames.
-double time_frames(gs::Stepper& stepper, const gs::State& start, const gs::Params& params,
-                   bool each_frame) {
-  stepper.load(start, params.rates);
-  stepper.advance(params.steps_per_frame);
-  stepper.synchronize();
-  stepper.load(start, params.rates);
-  stepper.synchronize();
-  gs::Stopwatch clock;
-  for (int frame = 0; frame < params.frames; ++frame) {
-    gs::throw_if_interrupted("during the benchmark");
-    stepper.advance(params.steps_per_frame);
-    if (each_frame) stepper.synchronize();
-  }
-  stepper.synchronize();
-  return clock.seconds();
-}
-
 // benchmark, on rank 0 (the other ranks follow `follower`): the same frames on one rank's device
 // alone and on all ranks; strong scaling (the grid is shared: efficiency = T1 / (P * TP)) or weak
 // (each rank gets the grid given: efficiency = T1 / TP). Compute only; prints the table's row.
@@ -134,16 +115,24 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
   // Whole lines only: mpirun carries stdout and stderr through separate pipes, so a line begun on
   // one and ended after a row printed on the other would cut that row in two.
   const bool each_frame = !options.frames_queued;
+  // The frames of `one` and of `all` (the same frames, on more rows), timed as gs_benchmark times
+  // them: every frame waited for (as a run writing its frames waits for each), or queued.
+  gs::FrameTiming timing;
+  timing.steps = one.total_steps();
+  timing.steps_per_frame = one.steps_per_frame;
+  timing.wait_each_frame = each_frame;
+  timing.interrupted_during = "during the benchmark";
   double single = 0.0;
   {
     auto stepper = implementation.create();
-    single = time_frames(*stepper, gs::initial_state(one.rows, one.cols), one, each_frame);
+    single =
+        gs::time_frames(*stepper, gs::initial_state(one.rows, one.cols), one.rates, timing).seconds;
   }
   std::cerr << "  one device: " << one.rows << " x " << one.cols << ": " << std::fixed
             << std::setprecision(3) << single << " s\n";
   DistributedStepper stepper(follower);
   const double together =
-      time_frames(stepper, gs::initial_state(all.rows, all.cols), all, each_frame);
+      gs::time_frames(stepper, gs::initial_state(all.rows, all.cols), all.rates, timing).seconds;
   std::cerr << "  " << size << " ranks: " << all.rows << " x " << all.cols << ": " << together
             << " s\n"
             << std::flush;
@@ -154,23 +143,13 @@ int benchmark(const gs::Implementation& implementation, const Options& options, 
             << " | " << name_of(transport) << (overlapped ? ", edge first" : "") << " | "
             << std::fixed << std::setprecision(4) << single << " | " << together << " | "
             << std::setprecision(1) << 100.0 * efficiency << " % |\n";
-  if (!options.csv.empty()) {
-    // Appended through common/'s output mechanism: the old file stays whole if this fails.
-    std::ostringstream row;
-    row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
-        << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
-        << key_of(transport) << (overlapped ? "-edge-first" : "") << "," << std::setprecision(6)
-        << single << "," << together << "," << efficiency << "," << (each_frame ? "each" : "end")
-        << "\n";
-    try {
-      gs::append_to_output_file(options.csv, kCsvHeader, row.str(),
-                                gs::OutputOptions("--csv", nullptr));
-    } catch (const gs::OutputError& error) {
-      std::cerr << "benchmark: error: " << error.what() << "\n";
-      return gs::kExitFailure;
-    }
-  }
-  return gs::kExitSuccess;
+  std::ostringstream row;
+  row << implementation.name << "," << kind << "," << size << "," << all.rows << "," << all.cols
+      << "," << all.frames << "," << all.steps_per_frame << "," << options.halo << ","
+      << key_of(transport) << (overlapped ? "-edge-first" : "") << "," << std::setprecision(6)
+      << single << "," << together << "," << efficiency << "," << (each_frame ? "each" : "end")
+      << "\n";
+  return gs::write_benchmark_files("benchmark", "", "", options.csv, row.str(), kCsvHeader);
 }
 
 // Rank 0's frame loop when each rank writes its own rows (slab_output.hpp): the file

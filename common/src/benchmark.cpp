@@ -20,9 +20,9 @@
 #include <memory>
 #include <new>
 #include <sstream>
-#include <thread>
 
 #include "gs/device_limits.hpp"
+#include "gs/frame_timer.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
 #include "gs/main_guard.hpp"
@@ -38,11 +38,12 @@ namespace {
 
 struct Row {
   const Implementation* implementation = nullptr;
-  std::int64_t steps_timed = 0;
-  double seconds_timed = 0.0;
+  TimedSteps timed;  // fewer steps than the run's where the budget was spent
   bool finite = true;
   bool disagrees = false;  // with the reference, before it was timed (exercise programs)
-  double steps_per_second() const { return seconds_timed > 0 ? steps_timed / seconds_timed : 0.0; }
+  double steps_per_second() const {
+    return timed.seconds > 0 ? static_cast<double>(timed.steps) / timed.seconds : 0.0;
+  }
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -54,11 +55,12 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-// Times frames until the run is done or the time budget is spent. The first steps are a warm-up
-// (first-touch page faults, module loading, clocks ramping up), then the state is loaded again so
-// every implementation times the same steps from the same state. Frames are advanced in pieces
-// sized from the warm-up to take about a tenth of the budget (0.1 s at most), the device waited
-// for after each, so that the budget bounds the run even when one frame would take far longer.
+// Times frames until the run is done or the time budget is spent (gs::time_frames()). The first
+// steps are a warm-up (first-touch page faults, module loading, clocks ramping up), then the state
+// is loaded again so every implementation times the same steps from the same state. Frames are
+// advanced in pieces sized from the warm-up to take about a tenth of the budget (0.1 s at most),
+// the device waited for after each, so that the budget bounds the run even when one frame would
+// take far longer.
 Row measure(const Implementation& impl, const Params& params, double budget_seconds) {
   Row row;
   row.implementation = &impl;
@@ -86,70 +88,34 @@ Row measure(const Implementation& impl, const Params& params, double budget_seco
     }
   }
   const double fitting = seconds_per_step > 0.0 ? piece_seconds / seconds_per_step : 1e9;
-  const int piece = static_cast<int>(std::clamp(fitting, 1.0, static_cast<double>(kMostSteps)));
-  stepper->load(initial, params.rates);
-  stepper->synchronize();
-  Stopwatch clock;
-  bool spent = false;
-  for (int frame = 0; frame < params.frames && !spent; ++frame) {
-    for (int done = 0; done < params.steps_per_frame && !spent;) {
-      const int steps = std::min(piece, params.steps_per_frame - done);
-      stepper->advance(steps);
-      stepper->synchronize();
-      done += steps;
-      row.steps_timed += steps;
-      spent = clock.seconds() > budget_seconds;
-    }
-  }
-  row.seconds_timed = clock.seconds();
+  FrameTiming timing;
+  timing.steps = params.total_steps();
+  timing.steps_per_frame = params.steps_per_frame;
+  timing.steps_per_wait =
+      static_cast<int>(std::clamp(fitting, 1.0, static_cast<double>(kMostSteps)));
+  timing.budget_seconds = budget_seconds;
+  timing.warmed_up = true;
+  row.timed = time_frames(*stepper, initial, params.rates, timing);
   std::vector<float> v(static_cast<std::size_t>(params.cells()));
   stepper->fetch_v(v.data());
-  row.finite = std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+  row.finite = all_finite(v);
   return row;
 }
 
-// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share, appended
-// to `path` (through the output mechanism: the old file stays whole if this fails).
-void append_csv(const std::string& path, const std::vector<Row>& rows, const Params& params,
-                const std::string& date, const std::string& commit) {
-  std::ostringstream lines;
+// One CSV row per implementation, the schema tools/charts.py and benchmarks/peers share.
+std::string csv_rows(const std::vector<Row>& rows, const Params& params, const std::string& date,
+                     const std::string& commit) {
+  std::string lines;
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
-    const double seconds = static_cast<double>(params.total_steps()) / row.steps_per_second();
     const bool gpu = impl.device == Device::gpu;
-    std::string device_name = gpu ? describe_gpu() : gs::cpu_model();
-    std::replace(device_name.begin(), device_name.end(), ',', ' ');
-    lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << ",compute,"
-          << std::setprecision(6) << seconds << ","
-          << static_cast<double>(params.cells()) * row.steps_per_second() << "," << row.steps_timed
-          << "," << (row.steps_timed < params.total_steps() ? "true" : "false") << ","
-          << device_name << "," << date << "," << commit << "\n";
+    lines += measurement_line({impl.name, impl.lesson, gpu ? "gpu" : "cpu", "compute",
+                               static_cast<double>(params.total_steps()) / row.steps_per_second(),
+                               static_cast<double>(params.cells()) * row.steps_per_second(),
+                               row.timed.steps, row.timed.steps < params.total_steps(),
+                               csv_safe(gpu ? describe_gpu() : cpu_model()), date, commit});
   }
-  append_measurement_rows(path, lines.str(), OutputOptions("--csv", nullptr));
-}
-
-// Writes the files --markdown and --csv asked for; each failure is reported, and makes the
-// run fail.
-int write_reports(const std::string& program_name, const std::string& markdown_path,
-                  const std::string& markdown, const std::function<void()>& append_csv_rows) {
-  int status = kExitSuccess;
-  if (!markdown_path.empty()) {
-    try {
-      write_output_file(markdown_path, markdown, OutputOptions("--markdown", nullptr));
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      status = kExitFailure;
-    }
-  }
-  if (append_csv_rows) {
-    try {
-      append_csv_rows();
-    } catch (const std::exception& error) {
-      std::cerr << program_name << ": error: " << error.what() << "\n";
-      status = kExitFailure;
-    }
-  }
-  return status;
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,31 +420,23 @@ int run_end_to_end(const std::vector<const Implementation*>& selected, const Par
              "same bytes (write(2) of one frame at a time).\n";
   }
   std::cout << table.str() << std::flush;
-  std::function<void()> append_csv_rows;
-  if (!csv_path.empty()) {
-    append_csv_rows = [&] {
-      std::ostringstream lines;
-      const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
-      for (const EndToEndRow& row : rows) {
-        const Implementation& impl = *row.implementation;
-        const bool gpu = impl.device == Device::gpu;
-        std::string device_name = gpu ? describe_gpu() : gs::cpu_model();
-        std::replace(device_name.begin(), device_name.end(), ',', ' ');
-        lines << impl.name << "," << impl.lesson << "," << (gpu ? "gpu" : "cpu") << "," << kind
-              << "," << std::setprecision(6) << row.result.seconds << ","
-              << row.result.cell_updates_per_second() << "," << row.result.steps << ",false,"
-              << device_name << "," << date << "," << commit << "\n";
-        for (const Baseline& baseline : row.baselines) {
-          if (!baseline.measured()) continue;
-          lines << csv_name(baseline.how) << ",disk,cpu," << kind << "," << std::setprecision(6)
-                << baseline.mean() << ",0,0,false," << directory << "," << date << "," << commit
-                << "\n";
-        }
-      }
-      append_measurement_rows(csv_path, lines.str(), OutputOptions("--csv", nullptr));
-    };
+  std::string lines;
+  const std::string kind = flush ? "end-to-end-fsync" : "end-to-end";
+  for (const EndToEndRow& row : rows) {
+    const Implementation& impl = *row.implementation;
+    const bool gpu = impl.device == Device::gpu;
+    lines +=
+        measurement_line({impl.name, impl.lesson, gpu ? "gpu" : "cpu", kind, row.result.seconds,
+                          row.result.cell_updates_per_second(), row.result.steps, false,
+                          csv_safe(gpu ? describe_gpu() : cpu_model()), date, commit});
+    for (const Baseline& baseline : row.baselines) {
+      if (!baseline.measured()) continue;
+      lines += measurement_line({csv_name(baseline.how), "disk", "cpu", kind, baseline.mean(), 0.0,
+                                 0, false, directory, date, commit});
+    }
   }
-  int status = write_reports(program_name, markdown_path, header + table.str(), append_csv_rows);
+  int status =
+      write_benchmark_files(program_name, markdown_path, header + table.str(), csv_path, lines);
   if (!std::cout) status = kExitFailure;
   return status;
 }
@@ -642,8 +600,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
          << " steps, " << (end_to_end.empty() ? "compute only" : "end to end with output")
          << "\n\n";
   header << "- date: " << date << ", commit: " << commit << "\n";
-  header << "- CPU: " << gs::cpu_model() << ", " << std::thread::hardware_concurrency()
-         << " hardware threads\n";
+  header << "- CPU: " << describe_host() << "\n";
   double bandwidth = 0.0;
   if (const int refused = check_before_work(program_name, [&] {
         if (!gpu_status().available) {
@@ -683,8 +640,8 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
       rows.push_back(measure(*impl, params, budget));
       rows.back().disagrees =
           std::find(disagreeing.begin(), disagreeing.end(), impl) != disagreeing.end();
-      std::cerr << " " << std::fixed << std::setprecision(3) << rows.back().seconds_timed
-                << " s for " << rows.back().steps_timed << " steps\n";
+      std::cerr << " " << std::fixed << std::setprecision(3) << rows.back().timed.seconds
+                << " s for " << rows.back().timed.steps << " steps\n";
     } catch (const std::exception& error) {
       std::cerr << " failed: " << error.what() << "\n";
       return kExitFailure;
@@ -704,7 +661,7 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
   for (const Row& row : rows) {
     const Implementation& impl = *row.implementation;
     const double seconds = total_steps / row.steps_per_second();
-    const bool extrapolated = row.steps_timed < params.total_steps();
+    const bool extrapolated = row.timed.steps < params.total_steps();
     const double updates = cells * row.steps_per_second();
     table << "| " << impl.name << (row.disagrees ? " (WRONG RESULTS, see above)" : "")
           << (row.finite ? "" : " (NOT FINITE)") << " | " << impl.lesson << " | "
@@ -729,12 +686,8 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
         << std::setprecision(6) << budget << " s) and extrapolated to the full run.\n";
   std::cout << table.str() << std::flush;
 
-  std::function<void()> append_csv_rows;
-  if (!csv_path.empty()) {
-    append_csv_rows = [&] { append_csv(csv_path, rows, params, date, commit); };
-  }
-  int status =
-      write_reports(program_name, markdown_path, header.str() + table.str(), append_csv_rows);
+  int status = write_benchmark_files(program_name, markdown_path, header.str() + table.str(),
+                                     csv_path, csv_rows(rows, params, date, commit));
   if (!std::cout) {
     std::cerr << program_name << ": error: cannot write to standard output\n";
     status = kExitFailure;
@@ -756,6 +709,31 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
 }
 
 }  // namespace
+
+int write_benchmark_files(const std::string& program_name, const std::string& markdown_path,
+                          const std::string& markdown, const std::string& csv_path,
+                          const std::string& csv_rows, const std::string& csv_header) {
+  // Each file on its own: a failure is said, makes the run fail, and leaves the other written.
+  int status = kExitSuccess;
+  const auto write = [&](const std::function<void()>& write_file) {
+    try {
+      write_file();
+    } catch (const std::exception& error) {
+      std::cerr << program_name << ": error: " << error.what() << "\n";
+      status = kExitFailure;
+    }
+  };
+  if (!markdown_path.empty()) {
+    write(
+        [&] { write_output_file(markdown_path, markdown, OutputOptions("--markdown", nullptr)); });
+  }
+  if (!csv_path.empty()) {
+    write([&] {
+      append_to_output_file(csv_path, csv_header, csv_rows, OutputOptions("--csv", nullptr));
+    });
+  }
+  return status;
+}
 
 int run_benchmark(int argc, char** argv, const std::vector<Implementation>& implementations,
                   const std::string& program_name, const std::string& commit, const FrameLoop& loop,

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 namespace gs {
 
@@ -136,6 +137,20 @@ void print_report(std::ostream& out, const RunResult& result) {
   out << text.str();
 }
 
+std::string measurement_line(const MeasurementRow& row) {
+  std::ostringstream line;
+  line << row.implementation << "," << row.lesson << "," << row.device << "," << row.kind << ","
+       << std::setprecision(6) << row.seconds << "," << row.cell_updates_per_s << ","
+       << row.steps_timed << "," << (row.extrapolated ? "true" : "false") << "," << row.device_name
+       << "," << row.date << "," << row.commit << "\n";
+  return line.str();
+}
+
+std::string csv_safe(std::string text) {
+  std::replace(text.begin(), text.end(), ',', ' ');
+  return text;
+}
+
 void append_measurement_rows(const std::string& path, const std::string& rows,
                              const OutputOptions& options) {
   append_to_output_file(path, std::string(kMeasurementColumns) + "\n", rows, options);
@@ -166,6 +181,11 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   }
   return "unknown CPU";
+}
+
+std::string describe_host() {
+  return cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) +
+         " hardware threads";
 }
 
 std::string today_utc() {

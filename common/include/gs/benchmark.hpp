@@ -3,6 +3,8 @@
 ///        `lessonNN_exercise benchmark` over a learner's own code. Each implementation runs the
 ///        same steps from the same state, compute only; one markdown table (time, cell-updates/s,
 ///        speed-up, share of the measured copy bandwidth) and, on request, CSV rows for the charts.
+///        Also how every benchmark of the course (lesson 08's, lesson 09's) writes its table and
+///        CSV (write_benchmark_files()); how they time a stepper is frame_timer.hpp.
 #pragma once
 
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "gs/program.hpp"
 #include "gs/reference_check.hpp"
+#include "gs/report.hpp"
 #include "gs/stepper.hpp"
 
 namespace gs {
@@ -44,5 +47,17 @@ int run_benchmark(int argc, char** argv, const std::vector<Implementation>& impl
                   const std::string& program_name, const std::string& commit,
                   const FrameLoop& loop = synchronous_frame_loop(),
                   ReferenceCheck check = ReferenceCheck::off);
+
+/// @brief Writes the files a benchmark was asked for, through common/'s output rules: @p markdown
+///        to @p markdown_path (replaced whole), then @p csv_rows appended to @p csv_path after
+///        @p csv_header when the file is new or empty (append_to_output_file(): a file whose
+///        first line is another header is refused and kept; the old file stays whole on any
+///        failure). An empty path writes nothing. Each failure is said on stderr as
+///        "PROGRAM: error: ..." with @p program_name, and the other file is still written.
+/// @return kExitSuccess, or kExitFailure when a file could not be written.
+int write_benchmark_files(const std::string& program_name, const std::string& markdown_path,
+                          const std::string& markdown, const std::string& csv_path,
+                          const std::string& csv_rows,
+                          const std::string& csv_header = std::string(kMeasurementColumns) + "\n");
 
 }  // namespace gs

@@ -79,6 +79,28 @@ inline constexpr const char* kMeasurementColumns =
     "implementation,lesson,device,kind,seconds,cell_updates_per_s,steps_timed,extrapolated,"
     "device_name,date,commit";
 
+/// @brief One row of a measurement file, its fields in kMeasurementColumns' order.
+struct MeasurementRow {
+  std::string implementation;       ///< The implementation, or what else was timed.
+  std::string lesson;               ///< Its lesson ("disk" for a raw write).
+  std::string device;               ///< "cpu" or "gpu".
+  std::string kind;                 ///< What was timed: "compute", "end-to-end", "sweep", ...
+  double seconds = 0.0;             ///< Of the whole run the row stands for.
+  double cell_updates_per_s = 0.0;  ///< 0 where no cell was updated.
+  std::int64_t steps_timed = 0;     ///< Steps on the clock (fewer when extrapolated).
+  bool extrapolated = false;        ///< Timed on fewer steps than the run it stands for.
+  std::string device_name;          ///< As it should read in the file (see csv_safe()).
+  std::string date;                 ///< today_utc().
+  std::string commit;               ///< The commit the measurement names.
+};
+
+/// @brief @p row as a line of a measurement file (numbers to 6 significant digits, the newline
+///        included), as gs_benchmark, the lessons' benchmarks and gs_sweep write it.
+std::string measurement_line(const MeasurementRow& row);
+
+/// @brief @p text with its commas made spaces: a device's name as one field of a CSV row.
+std::string csv_safe(std::string text);
+
 /// @brief Appends @p rows (lines of kMeasurementColumns) to the measurement file @p path, after
 ///        the header line when the file is new or empty, through gs::OutputFile
 ///        (append_to_output_file(): the old file stays whole on any failure). @p options' flag
@@ -101,6 +123,9 @@ std::int64_t host_available_bytes();
 
 /// @brief The CPU's model name as /proc/cpuinfo gives it ("unknown CPU" elsewhere).
 std::string cpu_model();
+
+/// @brief The host as a benchmark's heading names it: "MODEL, N hardware threads".
+std::string describe_host();
 
 /// @brief Today's date in UTC as YYYY-MM-DD: the date every measurement is labelled with.
 std::string today_utc();
