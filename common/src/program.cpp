@@ -64,8 +64,7 @@ OutputOptions frame_writer_options(const ProgramOptions& options, std::ostream* 
 }
 
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options) {
-  const Params& params = options.params;
-  validate(params);
+  const Params& params = options.params;  // checked by the caller (find_problems(), run_guarded)
   RunResult result;
   result.implementation = implementation.name;
   result.device_name = describe_device(implementation);
