@@ -13,16 +13,12 @@
 
 namespace gs {
 
-int guarded_main(const std::string& name, const std::function<int()>& body,
-                 const GuardWords& words) {
-  std::signal(SIGXFSZ, SIG_IGN);
-  const Ending ending = guarded_ending(name, body, words);
-  std::cerr << ending.message;
-  return ending.exit_code;
-}
+namespace {
 
-Ending guarded_ending(const std::string& name, const std::function<int()>& body,
-                      const GuardWords& words) {
+// The ladder: what escaped a program's body, as an exit code and a message. Throws on what it
+// does not know (not a std::exception).
+Ending ending_of(const std::string& name, const std::exception_ptr& escaped,
+                 const GuardWords& words) {
   const char* failure_start = words.failure_on_own_line ? "\n" : "";
   const std::string failed = name + ": " + words.failure_source + "error: ";
   // A failure of the run, or the pending signal it came from (words.pending_signal_...).
@@ -36,7 +32,7 @@ Ending guarded_ending(const std::string& name, const std::function<int()>& body,
     return Ending{kExitFailure, failure_start + failed + what + "\n"};
   };
   try {
-    return Ending{body(), ""};
+    std::rethrow_exception(escaped);
   } catch (const Refusal& refusal) {
     return Ending{refusal.exit_code, name + ": error: " + refusal.message + "\n"};
   } catch (const InvalidParameter& error) {
@@ -53,6 +49,33 @@ Ending guarded_ending(const std::string& name, const std::function<int()>& body,
                                     "out of memory" + (what.empty() ? "" : " for " + what) + "\n"};
   } catch (const std::exception& error) {
     return failure(error.what());
+  }
+}
+
+}  // namespace
+
+int guarded_main(const std::string& name, const std::function<int()>& body,
+                 const GuardWords& words) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    return body();
+  } catch (...) {
+    return end_program(name, std::current_exception(), words);
+  }
+}
+
+int end_program(const std::string& name, const std::exception_ptr& error, const GuardWords& words) {
+  const Ending ending = ending_of(name, error, words);
+  std::cerr << ending.message;
+  return ending.exit_code;
+}
+
+Ending guarded_ending(const std::string& name, const std::function<int()>& body,
+                      const GuardWords& words) {
+  try {
+    return Ending{body(), ""};
+  } catch (...) {
+    return ending_of(name, std::current_exception(), words);
   }
 }
 

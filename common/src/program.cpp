@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -64,8 +65,7 @@ OutputOptions frame_writer_options(const ProgramOptions& options, std::ostream* 
 }
 
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options) {
-  const Params& params = options.params;
-  validate(params);
+  const Params& params = options.params;  // checked by the caller (find_problems(), run_guarded)
   RunResult result;
   result.implementation = implementation.name;
   result.device_name = describe_device(implementation);
@@ -382,7 +382,7 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
     if (!warning.empty()) std::cerr << program_name << ": " << warning << std::flush;
   }
 
-  // What the run throws is told by guarded_main() (run_program).
+  // What the run throws is told by end_program() (run_program).
   RunResult result = loop.run(*chosen, options);
   result.warning = warning;
   // The stepper and the writer are gone: what is left is printing, the exit and the driver's
@@ -398,20 +398,23 @@ int run_guarded(int argc, char** argv, const std::vector<Implementation>& implem
 int run_program(int argc, char** argv, const std::vector<Implementation>& implementations,
                 const std::string& program_name, const std::string& description,
                 const FrameLoop& loop, ReferenceCheck check) {
+  // What guarded_main() does, with the run in this file: only what escapes it goes to the ladder
+  // (end_program()), so the command line and the grid never leave for main_guard.cpp and come
+  // back. A file-size limit (ulimit -f) then fails a write, reported like a full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
   ProgramOptions options;
-  GuardWords words;
+  GuardWords words;  // made before the run: the ladder may be reached when memory ran out
   words.after_interruption = "; no output file was left";
   words.out_of_memory_for = [&options] {
     return "a " + std::to_string(options.params.rows) + " x " +
            std::to_string(options.params.cols) + " grid";
   };
-  return guarded_main(
-      program_name,
-      [&] {
-        return run_guarded(argc, argv, implementations, program_name, description, loop, check,
-                           options);
-      },
-      words);
+  try {
+    return run_guarded(argc, argv, implementations, program_name, description, loop, check,
+                       options);
+  } catch (...) {
+    return end_program(program_name, std::current_exception(), words);
+  }
 }
 
 }  // namespace gs

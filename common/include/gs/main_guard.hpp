@@ -4,6 +4,7 @@
 ///        program (gray_scott, gs_benchmark, gs_render, lesson programs).
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -67,6 +68,21 @@ int guarded_main(const std::string& name, const std::function<int()>& body,
 ///        process gets its own ending, then they agree on one, printed once.
 Ending guarded_ending(const std::string& name, const std::function<int()>& body,
                       const GuardWords& words = {});
+
+/// @brief guarded_main()'s ending for @p error, an exception that escaped a program's body and
+///        was caught by the program itself: prints the message guarded_main() would print and
+///        returns its exit code (the same ladder). For a program that runs its body in its own
+///        function (run_program(): the run stays in its file, and only what escapes it comes
+///        here), after ignoring SIGXFSZ itself as guarded_main() does:
+///
+///            try { return run(); } catch (...) {
+///              return gs::end_program(name, std::current_exception(), words);
+///            }
+///
+///        An exception the ladder does not know (neither a gs::Refusal nor a std::exception) is
+///        thrown on, as guarded_main() lets it through.
+int end_program(const std::string& name, const std::exception_ptr& error,
+                const GuardWords& words = {});
 
 /// @brief Runs @p check, a check made before any work (the device, GS_DEVICE_LIMITS), and ends
 ///        the program as guarded_main() would if it refuses: gs::InvalidParameter is a usage

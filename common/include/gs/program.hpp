@@ -53,7 +53,10 @@ struct FrameLoop {
   /// @brief Adds the loop's own flags to the command line (may be empty).
   std::function<void(CLI::App&)> add_flags;
   /// @brief Runs @p implementation with @p options and returns what it did. Throws OutputError,
-  ///        Diverged, Interrupted or the implementation's own errors.
+  ///        Diverged, Interrupted or the implementation's own errors. The parameters were
+  ///        checked by the caller, once, where the user gave them (find_problems(): run_program,
+  ///        run_benchmark and lesson 08's ranks check before they call it): the loop does not
+  ///        check them again.
   std::function<RunResult(const Implementation&, const ProgramOptions&)> run;
 };
 
@@ -71,7 +74,8 @@ OutputOptions frame_writer_options(const ProgramOptions& options,
 void commit_frames(FrameWriter& writer, bool flush_to_disk, RunResult& result);
 
 /// @brief The synchronous frame loop: compute a frame, fetch it, write it, and so on. Throws
-///        OutputError, Diverged, Interrupted or the implementation's own errors.
+///        OutputError, Diverged, Interrupted or the implementation's own errors. @p options'
+///        parameters are the caller's to check first (FrameLoop::run).
 RunResult run_simulation(const Implementation& implementation, const ProgramOptions& options);
 
 /// @brief run_simulation() as a FrameLoop (no flags of its own).
