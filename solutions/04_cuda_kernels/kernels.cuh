@@ -13,6 +13,12 @@
 #include "cells.cuh"
 #include "gs/cuda_check.hpp"
 
+// Namespace kernels (stencil.cu calls kernels::launch_step(), kernels::generic_kernel(), ...),
+// its names of internal linkage, as cells.cuh's: the kernels use cells.cuh's c_stencil, of
+// internal linkage, and the suite walks them on the host in a translation unit of its own.
+namespace kernels {
+namespace {
+
 // 1. One step on the GPU: `kernel` on a grid of blocks of `block` threads, each thread updating
 // rows_per_thread cells of one column.
 inline void launch_step(StepKernel kernel, dim3 block, int rows_per_thread, int rows, int cols,
@@ -147,3 +153,6 @@ inline constexpr LaunchShape kLaunchShapes[] = {
     {"l04-generic-64x2-4rows", 64, 2, 4,
      "generic kernel, 64x2 blocks, 4 cells of a column per thread"},
 };
+
+}  // namespace
+}  // namespace kernels
