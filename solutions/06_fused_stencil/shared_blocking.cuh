@@ -8,6 +8,13 @@
 
 #include "layout.cuh"
 
+// Namespace blocking (stencil.cu and engine.cuh call blocking::nine_term_update(),
+// blocking::shared_blocking_kernel<steps>, blocking::advance_through_graph()), its names of
+// internal linkage, as layout.cuh's: the kernel's parameters are of layout.cuh's types, and the
+// point test launches the kernel from a translation unit of its own.
+namespace blocking {
+namespace {
+
 // ---- Exercise 1: one cell, nine unit weights --------------------------------------------------
 // One explicit Euler step of one cell from its value, the sum `box` of its 3x3 box (centre
 // included, absent cells counting 0) and the number `cells` of the box's cells that exist:
@@ -148,3 +155,6 @@ void advance_through_graph(FrameGraphs& graphs, cudaStream_t stream, int steps, 
   GS_CUDA_CHECK(cudaGraphLaunch(found->second.graph, stream));
   parity = found->second.parity_after;
 }
+
+}  // namespace
+}  // namespace blocking
