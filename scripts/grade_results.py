@@ -596,7 +596,7 @@ LIBRARY_TEMPLATE = re.compile(r"^(St|NSt|NKSt|N9__gnu_cxx|NK9__gnu_cxx|N6thrust|
 
 
 def stub_declared_names(stubs_folder, learner):
-    """The names upstream's stubs declare at their outermost level (class FrameRing in lesson 07,
+    """The names upstream's stubs declare at their outermost level (namespace handoff in lesson 07,
     namespace on_chip in lesson 11): the learner's own, wherever the lesson puts them."""
     names = set()
     for path in learner:

@@ -60,7 +60,7 @@ bool finishes_within(std::function<void()> work, std::chrono::milliseconds limit
 }
 
 TEST(Lesson07Ring, HandsEveryFrameOverInOrder) {
-  auto ring = std::make_shared<FrameRing>(3);
+  auto ring = std::make_shared<handoff::FrameRing>(3);
   auto seen = std::make_shared<std::vector<int>>();
   const bool finished = finishes_within(
       [ring, seen] {
@@ -85,7 +85,7 @@ TEST(Lesson07Ring, HandsEveryFrameOverInOrder) {
 }
 
 TEST(Lesson07Ring, AFullRingWaitsUntilTheWriterReleases) {
-  auto ring = std::make_shared<FrameRing>(2);
+  auto ring = std::make_shared<handoff::FrameRing>(2);
   ASSERT_TRUE(ring->acquire(0));
   ring->publish(0);
   ASSERT_TRUE(ring->acquire(1));
@@ -112,7 +112,7 @@ TEST(Lesson07Ring, AFullRingWaitsUntilTheWriterReleases) {
 }
 
 TEST(Lesson07Ring, CloseLetsTheWriterDrainThePublishedFrames) {
-  FrameRing ring(4);
+  handoff::FrameRing ring(4);
   for (int frame = 0; frame < 2; ++frame) {
     ASSERT_TRUE(ring.acquire(frame));
     ring.publish(frame);
@@ -129,7 +129,7 @@ TEST(Lesson07Ring, CloseLetsTheWriterDrainThePublishedFrames) {
 }
 
 TEST(Lesson07Ring, AbortWakesBothThreads) {
-  auto idle_ring = std::make_shared<FrameRing>(2);
+  auto idle_ring = std::make_shared<handoff::FrameRing>(2);
   auto got_frame = std::make_shared<std::atomic<bool>>(true);
   auto writer = std::make_shared<std::thread>([idle_ring, got_frame] {
     int frame = -1;
@@ -141,7 +141,7 @@ TEST(Lesson07Ring, AbortWakesBothThreads) {
       << "abort() must wake a writer waiting in next()";
   EXPECT_FALSE(*got_frame);
 
-  auto full_ring = std::make_shared<FrameRing>(1);
+  auto full_ring = std::make_shared<handoff::FrameRing>(1);
   ASSERT_TRUE(full_ring->acquire(0));
   full_ring->publish(0);
   auto acquired = std::make_shared<std::atomic<bool>>(true);

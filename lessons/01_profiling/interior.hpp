@@ -2,11 +2,14 @@
 //
 // It sees only what it includes: gs::State and gs::Rates. update_interior() updates every cell
 // whose eight neighbours all exist: rows 1 .. rows - 2, columns 1 .. cols - 2. stencil.cpp
-// calls it, then does the four edges with the generic, checked update.
+// calls it (interior::update_interior(): the file's code is in namespace interior), then does the
+// four edges with the generic, checked update.
 #pragma once
 
 #include "gs/params.hpp"
 #include "gs/state.hpp"
+
+namespace interior {
 
 inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates& r) {
   // TODO(lesson 01): update every interior cell of `out` from `in` (rows 1 .. in.rows - 2,
@@ -21,3 +24,5 @@ inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates
   (void)out;
   (void)r;
 }
+
+}  // namespace interior

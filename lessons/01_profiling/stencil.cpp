@@ -15,21 +15,19 @@
 #include <vector>
 
 #include "gs/lesson.hpp"
-// What interior.hpp includes, here at file scope: it is included inside the anonymous namespace
-// below, where its own includes are then no-ops.
 #include "gs/params.hpp"
 #include "gs/state.hpp"
+
+// The exercise: interior::update_interior(), the branch-free loop over the interior cells. Angle
+// brackets: the build picks lessons/01_profiling/interior.hpp (your stubs) or the solution's copy.
+// It compiles on its own (gs_add_lesson's LEARNER_ALONE): it sees gs::State and gs::Rates, not
+// this file.
+#include <interior.hpp>
 
 namespace {
 
 using gs::Rates;
 using gs::State;
-
-// The exercise: update_interior(), the branch-free loop over the interior cells. Angle brackets:
-// the build picks lessons/01_profiling/interior.hpp (your stubs) or the solution's copy. It
-// compiles on its own (gs_add_lesson's LEARNER_ALONE): it sees gs::State and gs::Rates, not this
-// file.
-#include <interior.hpp>
 
 // One cell of the generic stencil: sum of w * (neighbour - centre) over the in-grid
 // neighbours, then the reaction. Every neighbour pays for a bounds check.
@@ -64,10 +62,10 @@ void naive_step(const State& in, State& out, const Rates& r) {
 }
 
 // The "regular" step: the interior, where all eight neighbours exist, needs no bounds check
-// and no weights (all ones): update_interior() of interior.hpp. Only the cells of the four
-// edges take the generic path.
+// and no weights (all ones): interior::update_interior() of interior.hpp. Only the cells of the
+// four edges take the generic path.
 void regular_step(const State& in, State& out, const Rates& r) {
-  update_interior(in, out, r);
+  interior::update_interior(in, out, r);
   for (int col = 0; col < in.cols; ++col) {
     update_cell_generic(in, out, r, 0, col);
     if (in.rows > 1) update_cell_generic(in, out, r, in.rows - 1, col);

@@ -1,10 +1,11 @@
 // Lesson 02, the file you edit: one row of the step, vectorized, and the rows of one step
 // shared among threads.
 //
-// It sees only what it includes (gs::Rates: gs/params.hpp). The layout (stencil.cpp, PaddedField):
-// `u` and `v` point at column 0 of a row; the row above is at -stride, the row below at +stride,
-// and a ring of zero "ghost" cells surrounds the grid, so every cell, edges included, can read
-// all eight neighbours. A zero ghost adds nothing to the sum, so
+// It sees only what it includes (gs::Rates: gs/params.hpp); its code is in namespace row_loop
+// (stencil.cpp calls row_loop::update_row() and row_loop::update_rows()). The layout (stencil.cpp,
+// PaddedField): `u` and `v` point at column 0 of a row; the row above is at -stride, the row below
+// at +stride, and a ring of zero "ghost" cells surrounds the grid, so every cell, edges included,
+// can read all eight neighbours. A zero ghost adds nothing to the sum, so
 //   L(a) = (sum of the eight neighbours) - N * a,   N = rows_in_grid * columns_in_grid[col] - 1,
 // where rows_in_grid (1 to 3) counts which of the rows above, at and below exist and
 // columns_in_grid[col] the same for the columns: lesson 01's edge rule with no branch at all.
@@ -14,6 +15,8 @@
 #include <cstddef>
 
 #include "gs/params.hpp"
+
+namespace row_loop {
 
 inline void update_row(const float* __restrict__ u, const float* __restrict__ v,
                        float* __restrict__ u_next, float* __restrict__ v_next,
@@ -45,3 +48,5 @@ inline void update_rows(int rows, bool threads, const UpdateOneRow& update_one_r
   (void)threads;
   for (int row = 0; row < rows; ++row) update_one_row(row);
 }
+
+}  // namespace row_loop

@@ -32,16 +32,15 @@
 #include "gs/params.hpp"
 #include "gs/state.hpp"
 
+// The exercise, in namespace row_loop: update_row(), one row of the step in a loop the compiler
+// vectorizes, and update_rows(), the rows of one step shared among OpenMP threads. Angle
+// brackets: the build picks lessons/02_simd_threads/row_loop.hpp (your stubs) or the solution's
+// copy. It compiles on its own (LEARNER_ALONE) and sees only what it includes.
+#include <row_loop.hpp>
+
 namespace {
 
 using gs::Rates;
-
-// The exercise: update_row(), one row of the step in a loop the compiler vectorizes, and
-// update_rows(), the rows of one step shared among OpenMP threads. Angle brackets: the build
-// picks lessons/02_simd_threads/row_loop.hpp (your stubs) or the solution's copy. It compiles on
-// its own (LEARNER_ALONE) and sees only what it includes, which this file includes above, at file
-// scope, so that those includes are no-ops inside this namespace.
-#include <row_loop.hpp>
 
 // The same row with std::experimental::simd (the C++ Parallelism TS v2, in GCC's library since
 // GCC 11). FloatVector holds as many floats as the target's widest register (16 with AVX-512,
@@ -108,7 +107,7 @@ void update_row_explicit_simd(const float* u, const float* v, float* u_next, flo
 // The scalar row on the new layout, one cell at a time through update_cells<float>, with the
 // vectorizer switched off for this function only: l02-scalar-soa against l01-regular measures the
 // layout, l02-simd against l02-scalar-soa the vectors. (Writing the row as one loop the vectorizer
-// takes, and promising what it needs, is your update_row().)
+// takes, and promising what it needs, is your row_loop::update_row().)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-vectorize", "no-tree-slp-vectorize")))
 #endif
@@ -253,9 +252,9 @@ class PaddedStepper final : public PaddedState {
                  PaddedField& v_next) const {
     const int rows = rows_;
     const std::ptrdiff_t stride = u.stride();
-    // update_rows() (row_loop.hpp) calls the lambda once for every row, on one thread or
-    // shared among OpenMP's threads.
-    update_rows(rows, kThreads, [&](int row) {
+    // row_loop::update_rows() (row_loop.hpp) calls the lambda once for every row, on one thread
+    // or shared among OpenMP's threads.
+    row_loop::update_rows(rows, kThreads, [&](int row) {
       const float rows_in_grid = 1.0f + (row > 0 ? 1.0f : 0.0f) + (row < rows - 1 ? 1.0f : 0.0f);
       update_row_with(u.row(row), v.row(row), u_next.row(row), v_next.row(row), rows_in_grid,
                       stride);
@@ -266,7 +265,7 @@ class PaddedStepper final : public PaddedState {
                        float rows_in_grid, std::ptrdiff_t stride) const {
     const float* columns = columns_in_grid_.data();
     if constexpr (kRowLoop == RowLoop::simd) {
-      update_row(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
+      row_loop::update_row(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
     } else if constexpr (kRowLoop == RowLoop::explicit_simd) {
       update_row_explicit_simd(u, v, u_next, v_next, columns, rows_in_grid, cols_, stride, rates_);
     } else {
@@ -359,9 +358,9 @@ class BlockedStepper final : public PaddedState {
       for (int row = row_begin; row < row_end; ++row) {
         const int local = row - first;
         const float rows_in_grid = 1.0f + (row > 0 ? 1.0f : 0.0f) + (row < rows_ - 1 ? 1.0f : 0.0f);
-        update_row(scratch.u[in].row(local), scratch.v[in].row(local), scratch.u[1 - in].row(local),
-                   scratch.v[1 - in].row(local), columns_in_grid_.data(), rows_in_grid, cols_,
-                   stride, rates_);
+        row_loop::update_row(scratch.u[in].row(local), scratch.v[in].row(local),
+                             scratch.u[1 - in].row(local), scratch.v[1 - in].row(local),
+                             columns_in_grid_.data(), rows_in_grid, cols_, stride, rates_);
       }
       in = 1 - in;
     }
@@ -397,13 +396,13 @@ std::vector<gs::Implementation> implementations() {
   };
 }
 
-// For the tests: how many OpenMP threads update_rows() puts to work on @p rows rows when
+// For the tests: how many OpenMP threads row_loop::update_rows() puts to work on @p rows rows when
 // OpenMP may use @p threads (a missing `parallel for` shows as 1).
 int threads_in_update_rows(int rows, int threads) {
   std::vector<char> seen(static_cast<std::size_t>(threads), 0);
   const int previous = omp_get_max_threads();
   omp_set_num_threads(threads);
-  update_rows(rows, true, [&](int) {
+  row_loop::update_rows(rows, true, [&](int) {
     const int thread = omp_get_thread_num();
     if (thread >= 0 && thread < threads) seen[static_cast<std::size_t>(thread)] = 1;
   });

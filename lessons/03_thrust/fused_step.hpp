@@ -8,6 +8,12 @@
 #include "backend.hpp"
 #include "gs/state.hpp"
 
+// Namespace fused (stencil.cpp calls fused::upload(), fused::fused_transform(), ...), its names
+// of internal linkage, as backend.hpp's: the lesson's two builds (Thrust's CUDA and OpenMP
+// backends) both compile this file, and one program links both.
+namespace fused {
+namespace {
+
 // 1. The one upload: host memory -> device memory, across PCIe.
 inline void upload(const gs::State& state, thrust::device_vector<float>& u,
                    thrust::device_vector<float>& v) {
@@ -82,3 +88,6 @@ inline void fused_transform(const thrust::device_vector<float>& u,
   thrust::copy(on_device(), u.begin(), u.end(), u_next.begin());
   thrust::copy(on_device(), v.begin(), v.end(), v_next.begin());
 }
+
+}  // namespace
+}  // namespace fused

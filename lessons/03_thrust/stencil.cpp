@@ -40,8 +40,8 @@
 #include "gs/lesson.hpp"
 #include "gs/params.hpp"
 #include "gs/state.hpp"
-// What fused_step.hpp is given, at file scope (it opens an anonymous namespace of its own):
-// GS_HOST_DEVICE, on_device(), Rates, raw(), FieldSummary and kEmptySummary.
+// What fused_step.hpp is given: GS_HOST_DEVICE, on_device(), Rates, raw(), FieldSummary and
+// kEmptySummary.
 #include "backend.hpp"
 
 #if GS_THRUST_CUDA
@@ -49,6 +49,15 @@
 
 #include "gs/cuda_check.hpp"
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// 1. The exercise (fused_step.hpp, namespace fused): upload(), the one copy of the state to the
+// device; SummarizeValue and CombineSummaries, the two functors of the per-frame reduction;
+// FusedCellUpdate, the functor that computes one cell's whole update; fused_transform(), the one
+// thrust::transform of a step. Angle brackets: the build picks lessons/03_thrust/fused_step.hpp
+// (your stubs) or the solution's copy. It compiles on its own (LEARNER_ALONE): it sees
+// backend.hpp and gs/state.hpp, not this file.
+#include <fused_step.hpp>
 
 namespace {
 
@@ -62,15 +71,6 @@ constexpr const char* kBackend = "";
 constexpr gs::Device kWhere = gs::Device::cpu;
 constexpr const char* kBackend = " (Thrust's OpenMP backend)";
 #endif
-
-// ---------------------------------------------------------------------------------------------
-// 1. The exercise (fused_step.hpp): upload(), the one copy of the state to the device;
-// SummarizeValue and CombineSummaries, the two functors of the per-frame reduction;
-// FusedCellUpdate, the functor that computes one cell's whole update; fused_transform(), the one
-// thrust::transform of a step. Angle brackets: the build picks lessons/03_thrust/fused_step.hpp
-// (your stubs) or the solution's copy. It compiles on its own (LEARNER_ALONE): it sees
-// backend.hpp and gs/state.hpp, included above at file scope, not this file.
-#include <fused_step.hpp>
 
 // ---------------------------------------------------------------------------------------------
 // 2. Array style: what CuPy does with slices, one kernel per term.
@@ -155,7 +155,7 @@ class DeviceFields : public gs::Stepper {
     cols_ = state.cols;
     rates_ = rates;
     frame_ = 0;
-    upload(state, u_, v_);  // the one upload: host memory -> device memory, across PCIe
+    fused::upload(state, u_, v_);  // the one upload: host memory -> device memory, across PCIe
     u_next_.resize(state.size());
     v_next_.resize(state.size());
     prepare_reduction();
@@ -197,7 +197,7 @@ class DeviceFields : public gs::Stepper {
   // The fused step: (u_, v_) -> (u_next_, v_next_) in one transform, then the buffers swap
   // roles (ping-pong: swapping two device_vectors swaps pointers, it copies nothing).
   void fused_step() {
-    fused_transform(u_, v_, u_next_, v_next_, rows_, cols_, rates_);
+    fused::fused_transform(u_, v_, u_next_, v_next_, rows_, cols_, rates_);
     u_.swap(u_next_);
     v_.swap(v_next_);
   }
@@ -222,15 +222,15 @@ class DeviceFields : public gs::Stepper {
     summary_on_device_.resize(1);
     std::size_t bytes = 0;
     GS_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, values_of_v(), raw(summary_on_device_),
-                                            cells(), CombineSummaries{}, kEmptySummary));
+                                            cells(), fused::CombineSummaries{}, kEmptySummary));
     reduction_scratch_.resize(std::max<std::size_t>(bytes, 1));
   }
 
   FieldSummary summarize_v() {
     std::size_t bytes = reduction_scratch_.size();
     GS_CUDA_CHECK(cub::DeviceReduce::Reduce(raw(reduction_scratch_), bytes, values_of_v(),
-                                            raw(summary_on_device_), cells(), CombineSummaries{},
-                                            kEmptySummary));
+                                            raw(summary_on_device_), cells(),
+                                            fused::CombineSummaries{}, kEmptySummary));
     FieldSummary summary;  // 24 bytes back to the host (all a frame moves without output)
     GS_CUDA_CHECK(
         cudaMemcpy(&summary, raw(summary_on_device_), sizeof summary, cudaMemcpyDeviceToHost));
@@ -238,8 +238,8 @@ class DeviceFields : public gs::Stepper {
   }
 
   // v seen through SummarizeValue: CUB reads summaries, never a temporary array of them.
-  thrust::transform_iterator<SummarizeValue, const float*> values_of_v() const {
-    return thrust::make_transform_iterator(raw(v_), SummarizeValue{});
+  thrust::transform_iterator<fused::SummarizeValue, const float*> values_of_v() const {
+    return thrust::make_transform_iterator(raw(v_), fused::SummarizeValue{});
   }
 
   thrust::device_vector<unsigned char> reduction_scratch_;
@@ -248,8 +248,8 @@ class DeviceFields : public gs::Stepper {
   void prepare_reduction() {}
 
   FieldSummary summarize_v() {
-    return thrust::transform_reduce(on_device(), v_.begin(), v_.end(), SummarizeValue{},
-                                    kEmptySummary, CombineSummaries{});
+    return thrust::transform_reduce(on_device(), v_.begin(), v_.end(), fused::SummarizeValue{},
+                                    kEmptySummary, fused::CombineSummaries{});
   }
 #endif
 

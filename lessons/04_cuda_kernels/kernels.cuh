@@ -1,8 +1,6 @@
-// Lesson 04, the file you edit: the two kernels, the launch, and the launch shapes the sweep
-// measures.
-//
-// It sees only what it includes: cells.cuh (Rates, by value; c_stencil, the nine weights and
-// their off-centre sum in constant memory; update_cell_checked(), one cell by the definition;
+// Lesson 04, the file you edit, in namespace kernels: the two kernels, the launch, and the sweep's
+// launch shapes. It sees only cells.cuh (Rates, by value; c_stencil, the nine weights and their
+// off-centre sum in constant memory; update_cell_checked(), one cell by the definition;
 // write_cell(), reaction and Euler update from two Laplacians; load_three(), three neighbouring
 // values of a row; StepKernel) and gs/cuda_check.hpp (GS_CUDA_CHECK, GS_CUDA_CHECK_LAUNCH).
 #pragma once
@@ -13,6 +11,8 @@
 #include "cells.cuh"
 #include "gs/cuda_check.hpp"
 
+namespace kernels {
+namespace {  // internal linkage, as cells.cuh's names (c_stencil)
 // 1. One step on the GPU: `kernel` on a grid of blocks of `block` threads, each thread updating
 // rows_per_thread cells of one column.
 inline void launch_step(StepKernel kernel, dim3 block, int rows_per_thread, int rows, int cols,
@@ -92,3 +92,5 @@ inline constexpr LaunchShape kLaunchShapes[] = {
     {"l04-generic-64x2-4rows", 64, 2, 4,
      "generic kernel, 64x2 blocks, 4 cells of a column per thread"},
 };
+}  // namespace
+}  // namespace kernels

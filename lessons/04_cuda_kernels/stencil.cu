@@ -35,21 +35,21 @@
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
 #include "gs/state.hpp"
-// What kernels.cuh is given, at file scope (it opens an anonymous namespace of its own):
-// c_stencil, Rates, write_cell(), update_cell_checked(), load_three() and StepKernel.
+// What kernels.cuh is given (it opens an anonymous namespace of its own): c_stencil, Rates,
+// write_cell(), update_cell_checked(), load_three() and StepKernel.
 #include "cells.cuh"
-
-namespace {
 
 // ---------------------------------------------------------------------------------------------
 // The kernels
 // ---------------------------------------------------------------------------------------------
 
-// The exercise: launch_step(), checked_step, generic_step<kRowsPerThread>, generic_kernel() and
-// the launch shapes of the sweep. Angle brackets: the build picks lessons/04_cuda_kernels/
-// kernels.cuh (your stubs) or the solution's copy. It compiles on its own (LEARNER_ALONE): it
-// sees cells.cuh and gs/cuda_check.hpp, included above at file scope, not this file.
+// The exercise, in namespace kernels: launch_step(), checked_step, generic_step<kRowsPerThread>,
+// generic_kernel() and the launch shapes of the sweep. Angle brackets: the build picks
+// lessons/04_cuda_kernels/kernels.cuh (your stubs) or the solution's copy. It compiles on its own
+// (LEARNER_ALONE): it sees cells.cuh and gs/cuda_check.hpp, not this file.
 #include <kernels.cuh>
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // The plumbing: device buffers, launches, events
@@ -110,9 +110,9 @@ class KernelStepper final : public gs::Stepper {
                                           cudaMemcpyHostToDevice, nullptr));
     GS_CUDA_CHECK(cudaEventRecord(start_));
     for (int step = 0; step < steps; ++step) {
-      // One launch of the kernel over the whole grid, checked (launch_step(), kernels.cuh).
-      launch_step(kernel_, block_, rows_per_thread_, rows_, cols_, u_.get(), v_.get(),
-                  u_next_.get(), v_next_.get(), rates_);
+      // One launch of the kernel over the whole grid, checked (kernels::launch_step()).
+      kernels::launch_step(kernel_, block_, rows_per_thread_, rows_, cols_, u_.get(), v_.get(),
+                           u_next_.get(), v_next_.get(), rates_);
       std::swap(u_, u_next_);  // ping-pong: this step's output is the next step's input
       std::swap(v_, v_next_);
     }
@@ -188,14 +188,14 @@ std::unique_ptr<gs::Stepper> fitted_stepper(const std::string& name, StepKernel 
   return std::make_unique<KernelStepper>(name, kernel, block, rows_per_thread);
 }
 
-gs::Implementation generic(const LaunchShape& shape) {
+gs::Implementation generic(const kernels::LaunchShape& shape) {
   const std::string name = shape.name;
   return {name,
           "04_cuda_kernels",
           shape.summary,
           gs::Device::gpu,
           [shape, name] {
-            return fitted_stepper(name, generic_kernel(shape.rows_per_thread),
+            return fitted_stepper(name, kernels::generic_kernel(shape.rows_per_thread),
                                   dim3(shape.block_cols, shape.block_rows), shape.rows_per_thread);
           },
           true};
@@ -207,19 +207,21 @@ namespace GS_LESSON_NAMESPACE {
 
 std::vector<gs::Implementation> implementations() {
   std::vector<gs::Implementation> all;
-  for (const LaunchShape& shape : kLaunchShapes) all.push_back(generic(shape));
-  all.push_back({"l04-checked-32x8", "04_cuda_kernels",
-                 "one thread per cell, a bounds check for every neighbour (the first kernel)",
-                 gs::Device::gpu,
-                 [] { return fitted_stepper("l04-checked-32x8", checked_step, dim3(32, 8), 1); },
-                 true});
+  for (const kernels::LaunchShape& shape : kernels::kLaunchShapes) all.push_back(generic(shape));
+  all.push_back(
+      {"l04-checked-32x8", "04_cuda_kernels",
+       "one thread per cell, a bounds check for every neighbour (the first kernel)",
+       gs::Device::gpu,
+       [] { return fitted_stepper("l04-checked-32x8", kernels::checked_step, dim3(32, 8), 1); },
+       true});
   return all;
 }
 
-// For the tests: one step of checked_step on a 40 x 60 grid, launched through launch_step() with
-// blocks of block_cols x block_rows threads; a launch that fails must throw here.
+// For the tests: one step of kernels::checked_step on a 40 x 60 grid, launched through
+// kernels::launch_step() with blocks of block_cols x block_rows threads; a launch that fails must
+// throw here.
 void step_with_block(int block_cols, int block_rows) {
-  KernelStepper stepper("step_with_block", checked_step, dim3(block_cols, block_rows), 1);
+  KernelStepper stepper("step_with_block", kernels::checked_step, dim3(block_cols, block_rows), 1);
   stepper.load(gs::initial_state(40, 60), gs::Rates{});
   stepper.advance(1);
   stepper.synchronize();

@@ -12,6 +12,12 @@
 #include "constant_stencil.cuh"
 #include "gs/params.hpp"
 
+// Namespace shared_tile (stencil.cu calls shared_tile::load_tile() and
+// shared_tile::update_from_tile()), its names of internal linkage, as constant_stencil.cuh's: the
+// update reads that file's c_stencil, of internal linkage.
+namespace shared_tile {
+namespace {
+
 // Every thread of the block calls this. Afterwards the tiles hold the tile and its halo (a cell
 // outside the grid as 0) and every thread of the block may read every cell.
 template <int kTileCols, int kTileRows, int kRowStride>
@@ -45,3 +51,6 @@ __device__ __forceinline__ void update_from_tile(const float (&u_tile)[kTileRows
   u_next = u_tile[tile_row][tile_col];
   v_next = v_tile[tile_row][tile_col];
 }
+
+}  // namespace
+}  // namespace shared_tile

@@ -30,9 +30,16 @@
 #include "gs/device_limits.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
-// What shared_tile.cuh is given, at file scope (it opens an anonymous namespace of its own):
-// c_stencil, the weights in constant memory.
+// What shared_tile.cuh is given (it opens an anonymous namespace of its own): c_stencil, the
+// weights in constant memory.
 #include "constant_stencil.cuh"
+
+// The exercise, in namespace shared_tile: load_tile(), the cooperative load of a tile and its
+// halo, and the barrier; and update_from_tile(), one cell's step read from the tiles. Angle
+// brackets: the build picks lessons/05_shared_tiling/shared_tile.cuh (your stubs) or the
+// solution's copy. It compiles on its own (LEARNER_ALONE): it sees constant_stencil.cuh and
+// gs::Rates, not this file.
+#include <shared_tile.cuh>
 
 namespace {
 
@@ -62,12 +69,6 @@ __device__ __forceinline__ float in_grid_weight_sum(int rows, int cols, int row,
   return sum;
 }
 
-// The exercise: load_tile(), the cooperative load of a tile and its halo, and the barrier; and
-// update_from_tile(), one cell's step read from the tiles. Angle brackets: the build picks
-// lessons/05_shared_tiling/shared_tile.cuh (your stubs) or the solution's copy. It compiles on
-// its own (LEARNER_ALONE): it sees constant_stencil.cuh and gs::Rates, not this file.
-#include <shared_tile.cuh>
-
 // One block updates a kTileRows x kTileCols tile, one thread per cell. Shared memory holds the
 // tile and its halo: tile[r][c] is grid cell (origin_row - 1 + r, origin_col - 1 + c).
 // kRowStride >= kTileCols + 2 is the distance between two tile rows in shared memory; padding
@@ -89,8 +90,8 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   const int origin_col = blockIdx.x * kTileCols;
 
   // The tile and its halo into shared memory, then the barrier (shared_tile.cuh).
-  load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col, u, v, u_tile,
-                                              v_tile);
+  shared_tile::load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col, u, v,
+                                                           u_tile, v_tile);
 
   // Only now may the threads without a cell (past the last row or column) leave.
   const int row = origin_row + static_cast<int>(threadIdx.y);
@@ -103,9 +104,9 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
   const int tile_col = threadIdx.x + 1;
   float u_next;
   float v_next;
-  update_from_tile<kTileRows, kRowStride>(u_tile, v_tile, tile_row, tile_col,
-                                          in_grid_weight_sum(rows, cols, row, col), rates, u_next,
-                                          v_next);
+  shared_tile::update_from_tile<kTileRows, kRowStride>(u_tile, v_tile, tile_row, tile_col,
+                                                       in_grid_weight_sum(rows, cols, row, col),
+                                                       rates, u_next, v_next);
   u_next_out[row * cols + col] = u_next;
   v_next_out[row * cols + col] = v_next;
 }

@@ -1,10 +1,42 @@
 // Lesson 06's engine: what the register pyramid and the steppers stand on, read but not edited.
 // The strips, chunks and the launch plan (plan_tiling); the per-warp walk down a strip with its
 // pyramid of levels in registers (StripWalker); the buffers, the stream and the graph replay every
-// stepper shares (DeviceFields, GpuStepper). stencil.cu includes it once, inside its anonymous
-// namespace, after the device layout and shared_blocking.cuh (nine_term_update(),
-// advance_through_graph()) and edge_row_kind(), which it uses.
+// stepper shares (DeviceFields, GpuStepper). It includes what it uses: the device layout
+// (layout.cuh) and the learner's file (shared_blocking.cuh: blocking::nine_term_update(),
+// blocking::advance_through_graph()). stencil.cu includes it at file scope.
 #pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "gs/cuda_check.hpp"
+#include "gs/device_limits.hpp"
+#include "gs/params.hpp"
+#include "gs/state.hpp"
+#include "gs/step_coefficients.hpp"
+#include "gs/stepper.hpp"
+#include "layout.cuh"
+
+// Angle brackets, as stencil.cu's: the build picks the learner's stubs or the solution's copy.
+#include <shared_blocking.cuh>
+
+// Internal linkage, as layout.cuh's: other lessons of the same program have kernels and steppers
+// of their own.
+namespace {
+
+// What a level of the register pyramid does with a row near the top or bottom of the grid (the
+// walk asks only for rows <= 0 or >= rows - 1, and beyond): an edge row is a row of cells that
+// lacks the row above or below; an absent row lies outside the grid and must stay 0 at every
+// level, or the next level would add it to its sums.
+enum class RowKind { edge, absent };
+
+__device__ __forceinline__ RowKind edge_row_kind(int row, int rows) {
+  return (row < 0 || row >= rows) ? RowKind::absent : RowKind::edge;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Strips, chunks and the pyramid (section 4 of stencil.cu tells the idea)
@@ -153,8 +185,8 @@ __device__ __forceinline__ void pyramid_step(Row<kCols>& pair, const Row<kCols>&
 #pragma unroll
   for (int j = 0; j < kCols; ++j) {
     const float cols_present = kColEdges ? columns.present[j] : 3.0f;
-    nine_term_update(centre.u[j], centre.v[j], box_u[j], box_v[j], rows_present * cols_present, c,
-                     out.u[j], out.v[j]);
+    blocking::nine_term_update(centre.u[j], centre.v[j], box_u[j], box_v[j],
+                               rows_present * cols_present, c, out.u[j], out.v[j]);
     if (kColEdges && !columns.inside[j]) {  // a column outside the grid stays absent
       out.u[j] = 0.0f;
       out.v[j] = 0.0f;
@@ -243,7 +275,7 @@ struct StripWalker {
       return;
     }
     // Near the top and bottom of the grid: what the row is decides what the level does with it
-    // (edge_row_kind(), stencil.cu).
+    // (edge_row_kind(), above).
     if (edge_row_kind(row, g.rows) == RowKind::absent) {
       absent_row(pair, centre, below, made);
     } else {
@@ -522,7 +554,8 @@ class GpuStepper : public gs::Stepper {
     }
     // A frame of 32 steps is recorded the first time and replayed ever after, in one call
     // instead of one launch per kernel (advance_through_graph(), shared_blocking.cuh).
-    advance_through_graph(graphs_, stream_, steps, fields_.parity(), [this](int n) { enqueue(n); });
+    blocking::advance_through_graph(graphs_, stream_, steps, fields_.parity(),
+                                    [this](int n) { enqueue(n); });
   }
 
   void fetch(gs::State& state) override {
@@ -627,3 +660,5 @@ class GpuStepper : public gs::Stepper {
   Coefficients coefficients_{};
   FrameGraphs graphs_;
 };
+
+}  // namespace

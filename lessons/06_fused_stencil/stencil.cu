@@ -41,31 +41,26 @@
 #include "gs/device_limits.hpp"
 #include "gs/lesson.hpp"
 #include "launch_fit.hpp"
-// What shared_blocking.cuh is given, at file scope (it opens an anonymous namespace of its own):
-// Coefficients, the device layout (Grid, ConstFields, Fields, offset()) and FrameGraphs.
+// What shared_blocking.cuh is given (it opens an anonymous namespace of its own): Coefficients,
+// the device layout (Grid, ConstFields, Fields, offset()) and FrameGraphs.
 #include "layout.cuh"
-
-namespace {
 
 // ---------------------------------------------------------------------------------------------
 // 1. The update of one cell, specialised to the nine unit weights
 // ---------------------------------------------------------------------------------------------
 
-// The exercise: nine_term_update(), the update of one cell; shared_blocking_kernel(), several
-// steps per launch in shared memory; advance_through_graph(), a frame replayed as a CUDA graph.
-// Angle brackets: the build picks lessons/06_fused_stencil/shared_blocking.cuh (your stubs) or
-// the solution's copy. It compiles on its own (LEARNER_ALONE): it sees layout.cuh, not this file.
+// The exercise, in namespace blocking: nine_term_update(), the update of one cell;
+// shared_blocking_kernel(), several steps per launch in shared memory; advance_through_graph(), a
+// frame replayed as a CUDA graph. Angle brackets: the build picks
+// lessons/06_fused_stencil/shared_blocking.cuh (your stubs) or the solution's copy. It compiles
+// on its own (LEARNER_ALONE): it sees layout.cuh, not this file.
 #include <shared_blocking.cuh>
 
-// What a level of the register pyramid does with a row near the top or bottom of the grid
-// (engine.cuh asks only for rows <= 0 or >= rows - 1, and beyond): an edge row is a row of cells
-// that lacks the row above or below; an absent row lies outside the grid and must stay 0 at every
-// level, or the next level would add it to its sums.
-enum class RowKind { edge, absent };
+// The register pyramid, its launch plan, the buffers and the stepper every implementation shares
+// (it includes layout.cuh and shared_blocking.cuh itself).
+#include "engine.cuh"
 
-__device__ __forceinline__ RowKind edge_row_kind(int row, int rows) {
-  return (row < 0 || row >= rows) ? RowKind::absent : RowKind::edge;
-}
+namespace {
 
 // The register pyramid's tuning constants, which sweeps on an H100 found fastest (README.md,
 // section 7): columns per lane (1, 2 or 4: one float, float2 or float4 per load), steps per
@@ -77,9 +72,6 @@ constexpr int kMaxStepsPerLaunch = kStepsPerLaunch;  // kernels are compiled for
 constexpr int kWarpsPerSm = 12;
 constexpr int kThreadsPerBlock = 128;
 constexpr float kSideCost = 1.4f;
-
-// The register pyramid, its launch plan, the buffers and the stepper every implementation shares.
-#include "engine.cuh"
 
 // ---------------------------------------------------------------------------------------------
 // 2. One step per launch: the fused kernel
@@ -147,8 +139,8 @@ __global__ void __launch_bounds__(kFusedBlockCols* kFusedBlockRows)
     const float box_v = sums[i].sum_v + sums[i + 1].sum_v + sums[i + 2].sum_v;
     float u_next;
     float v_next;
-    nine_term_update(sums[i + 1].centre_u, sums[i + 1].centre_v, box_u, box_v,
-                     rows_present * cols_present, c, u_next, v_next);
+    blocking::nine_term_update(sums[i + 1].centre_u, sums[i + 1].centre_v, box_u, box_v,
+                               rows_present * cols_present, c, u_next, v_next);
     out.u[offset(g, row, col)] = u_next;
     out.v[offset(g, row, col)] = v_next;
   }
@@ -161,7 +153,9 @@ __global__ void __launch_bounds__(kFusedBlockCols* kFusedBlockRows)
 // The learner's kernel made for `steps` (1 <= steps <= kMaxSteps), as the runtime names it.
 template <int kMaxSteps>
 const void* shared_blocking_entry(int steps) {
-  if (steps == kMaxSteps) return reinterpret_cast<const void*>(shared_blocking_kernel<kMaxSteps>);
+  if (steps == kMaxSteps) {
+    return reinterpret_cast<const void*>(blocking::shared_blocking_kernel<kMaxSteps>);
+  }
   if constexpr (kMaxSteps > 1) return shared_blocking_entry<kMaxSteps - 1>(steps);
   return nullptr;
 }
@@ -177,10 +171,11 @@ struct SharedBlockingPlan {
 
 SharedBlockingPlan plan_shared_blocking(const gs::DeviceLimits& limits) {
   SharedBlockingPlan plan{0, 0, ""};
-  for (int steps = kBlockingSteps; steps >= 1; --steps) {
+  for (int steps = blocking::kBlockingSteps; steps >= 1; --steps) {
     const gs::KernelResources resources =
-        gs::kernel_resources(shared_blocking_entry<kBlockingSteps>(steps));
-    const std::string problem = gs::launch_problem(limits, resources, kBlockingThreads, 0);
+        gs::kernel_resources(shared_blocking_entry<blocking::kBlockingSteps>(steps));
+    const std::string problem =
+        gs::launch_problem(limits, resources, blocking::kBlockingThreads, 0);
     if (problem.empty()) {
       plan.steps_per_launch = steps;
       plan.shared_bytes = resources.static_shared_bytes;
@@ -197,9 +192,10 @@ template <int kMaxSteps>
 void launch_shared_blocking(int steps, ConstFields in, Fields out, const Grid& g,
                             const Coefficients& c, cudaStream_t stream) {
   if (steps == kMaxSteps) {
-    const dim3 blocks(static_cast<unsigned>(ceil_div(g.cols, kBlockingTileCols)),
-                      static_cast<unsigned>(ceil_div(g.rows, kBlockingTileRows)));
-    shared_blocking_kernel<kMaxSteps><<<blocks, kBlockingThreads, 0, stream>>>(in, out, g, c);
+    const dim3 blocks(static_cast<unsigned>(ceil_div(g.cols, blocking::kBlockingTileCols)),
+                      static_cast<unsigned>(ceil_div(g.rows, blocking::kBlockingTileRows)));
+    blocking::shared_blocking_kernel<kMaxSteps>
+        <<<blocks, blocking::kBlockingThreads, 0, stream>>>(in, out, g, c);
     GS_CUDA_CHECK_LAUNCH();
   } else if constexpr (kMaxSteps > 1) {
     launch_shared_blocking<kMaxSteps - 1>(steps, in, out, g, c, stream);
@@ -358,12 +354,13 @@ class SharedBlockingStepper final : public GpuStepper {
           plan.not_at_the_most + " (" + limits.describe() +
           "); make the tile smaller (kBlockingTileRows, kBlockingTileCols, shared_blocking.cuh)");
     }
-    if (plan.steps_per_launch < kBlockingSteps) {
+    if (plan.steps_per_launch < blocking::kBlockingSteps) {
       static std::once_flag said;
       std::call_once(said, [&] {
         std::cerr << "l06-shared-blocking: " << plan.steps_per_launch
-                  << " steps per launch instead of " << kBlockingSteps << ": at " << kBlockingSteps
-                  << ", " << plan.not_at_the_most << " (" << limits.describe() << ")\n";
+                  << " steps per launch instead of " << blocking::kBlockingSteps << ": at "
+                  << blocking::kBlockingSteps << ", " << plan.not_at_the_most << " ("
+                  << limits.describe() << ")\n";
       });
     }
     steps_per_launch_ = plan.steps_per_launch;
@@ -372,14 +369,14 @@ class SharedBlockingStepper final : public GpuStepper {
   void enqueue(int steps) override {
     for (int done = 0; done < steps;) {
       const int now = std::min(steps_per_launch_, steps - done);
-      launch_shared_blocking<kBlockingSteps>(now, buffers().current(), buffers().next(),
-                                             buffers().grid(), coefficients(), stream());
+      launch_shared_blocking<blocking::kBlockingSteps>(now, buffers().current(), buffers().next(),
+                                                       buffers().grid(), coefficients(), stream());
       buffers().swap();
       done += now;
     }
   }
 
-  int steps_per_launch_ = kBlockingSteps;
+  int steps_per_launch_ = blocking::kBlockingSteps;
 };
 
 // Launches of up to steps_per_launch steps each; a step count that is not a multiple ends with
@@ -448,12 +445,12 @@ std::vector<gs::Implementation> implementations() {
        "the same pyramids, one launch call per " + std::to_string(kStepsPerLaunch) + " steps",
        gs::Device::gpu, [] { return make_temporal(kStepsPerLaunch, false); }},
       {"l06-shared-blocking-graph", lesson,
-       std::to_string(kBlockingSteps) +
+       std::to_string(blocking::kBlockingSteps) +
            " steps per launch on a tile in shared memory (your kernel), replayed as a CUDA graph",
        gs::Device::gpu, [] { return std::make_unique<SharedBlockingStepper>(true); }},
       {"l06-shared-blocking", lesson,
-       "the same shared-memory tiles, one launch call per " + std::to_string(kBlockingSteps) +
-           " steps",
+       "the same shared-memory tiles, one launch call per " +
+           std::to_string(blocking::kBlockingSteps) + " steps",
        gs::Device::gpu, [] { return std::make_unique<SharedBlockingStepper>(false); }},
       {"l06-fused-graph", lesson, "the fused kernel, one step per launch, replayed as a CUDA graph",
        gs::Device::gpu, [] { return std::make_unique<FusedStepper>(true); }},
@@ -465,7 +462,7 @@ std::vector<gs::Implementation> implementations() {
 
 SharedBlockingFit shared_blocking_fit(const gs::DeviceLimits& limits) {
   const SharedBlockingPlan plan = plan_shared_blocking(limits);
-  return {plan.steps_per_launch, kBlockingSteps, plan.shared_bytes, plan.not_at_the_most};
+  return {plan.steps_per_launch, blocking::kBlockingSteps, plan.shared_bytes, plan.not_at_the_most};
 }
 
 }  // namespace GS_LESSON_NAMESPACE

@@ -19,6 +19,9 @@
 #include "gs/cuda_check.hpp"
 #endif
 
+// Namespace handoff: pipeline.cpp makes a handoff::FrameRing and calls handoff::queue_frame_copy().
+namespace handoff {
+
 class FrameRing {
  public:
   explicit FrameRing(int slots) : slots_(slots) {}
@@ -81,3 +84,5 @@ inline void queue_frame_copy(cudaStream_t copy_stream, cudaEvent_t snapshot_read
       (void)copy_started, (void)copied;
 }
 #endif
+
+}  // namespace handoff

@@ -57,14 +57,13 @@
 #include "gs/cuda_check.hpp"
 #endif
 
-namespace {
-
-// The exercise: FrameRing, the hand-off between the computing thread and the writer thread, and
-// queue_frame_copy(), the download queued on the copy stream. Angle brackets: the build picks
-// lessons/07_async_output/frame_ring.hpp (your stubs) or the solution's copy. It compiles on its
-// own (LEARNER_ALONE) and sees only what it includes, which this file includes above, at file
-// scope, so that those includes are no-ops inside this namespace.
+// The exercise, in namespace handoff: FrameRing, the hand-off between the computing thread and
+// the writer thread, and queue_frame_copy(), the download queued on the copy stream. Angle
+// brackets: the build picks lessons/07_async_output/frame_ring.hpp (your stubs) or the solution's
+// copy. It compiles on its own (LEARNER_ALONE) and sees only what it includes.
 #include <frame_ring.hpp>
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 
@@ -332,9 +331,9 @@ class Pipeline {
       GS_CUDA_CHECK_LAUNCH();
       GS_CUDA_CHECK(cudaEventRecord(device.ready.get(), compute));
       *count_of(host, cells_) = kCountMissing;  // overwritten by the copy, if it runs
-      queue_frame_copy(copy_stream_->get(), device.ready.get(), snapshot, host,
-                       (cells_ + 1) * sizeof(float), device.copy_started.get(),
-                       device.copied.get());
+      handoff::queue_frame_copy(copy_stream_->get(), device.ready.get(), snapshot, host,
+                                (cells_ + 1) * sizeof(float), device.copy_started.get(),
+                                device.copied.get());
       return;
     }
 #endif
@@ -503,7 +502,7 @@ class Pipeline {
   Clock::time_point clock_zero_;
   std::unique_ptr<gs::FrameWriter> writer_;
   std::unique_ptr<gs::Stepper> stepper_;
-  FrameRing ring_;
+  handoff::FrameRing ring_;
   std::vector<std::vector<float>> host_slots_;  // the CPU path's ring
   std::thread writer_thread_;
   std::exception_ptr writer_error_;

@@ -13,6 +13,11 @@
 
 #include "member_api.hpp"
 
+// Namespace batch_members: sweep.cpp calls batch_members::member_offset(),
+// batch_members::member_rates(), batch_members::for_each_member() and launches
+// batch_members::resident_kernel<rows per thread>.
+namespace batch_members {
+
 // The index of cell (0, 0) of member `member` in a field of members of `rows` x `cols` cells.
 GS_HOST_DEVICE inline std::size_t member_offset(int member, int rows, int cols) {
   // TODO(lesson 09): where member `member`'s cells start. A batch may hold more than 2^31 cells.
@@ -71,3 +76,5 @@ __global__ void __launch_bounds__(kMaxResidentThreads)
   (void)member_fields;
 }
 #endif  // GS_HAVE_CUDA
+
+}  // namespace batch_members

@@ -49,6 +49,12 @@
 // with CUDA the resident kernel's budget and row sums.
 #include "member_api.hpp"
 
+// The exercise, in namespace batch_members: member_offset(), member_rates(), for_each_member()
+// and, with CUDA, resident_kernel(). Angle brackets: the build picks
+// lessons/09_parameter_sweep/member.hpp (your stubs) or the solution's copy. It compiles on its
+// own (LEARNER_ALONE): it sees member_api.hpp, not this file.
+#include <member.hpp>
+
 namespace GS_LESSON_NAMESPACE {
 namespace {
 
@@ -67,11 +73,6 @@ constexpr int kStepsPerLaunch = 500;
 constexpr int kStreamBlockCols = 32;
 constexpr int kStreamBlockRows = 8;
 constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y and gridDim.z
-
-// The exercise: member_offset(), member_rates(), for_each_member() and, with CUDA,
-// resident_kernel(). Angle brackets: the build picks lessons/09_parameter_sweep/member.hpp (your
-// stubs) or the solution's copy.
-#include <member.hpp>
 
 SharedRates shared_rates(const BatchRates& rates) {
   return {rates.diffusion_u, rates.diffusion_v, rates.dt};
@@ -205,10 +206,10 @@ class CpuBatch final : public BatchStepper {
     float* const v_next = next_.v.data();
     const float* const feed = rates_.feed.data();
     const float* const kill = rates_.kill.data();
-    for_each_member(current_.members, [=](int member) {
+    batch_members::for_each_member(current_.members, [=](int member) {
       const FlushSubnormals flush;  // on the thread that runs this member
-      const std::size_t offset = member_offset(member, rows, cols);
-      const MemberRates r = member_rates(shared, feed, kill, member);
+      const std::size_t offset = batch_members::member_offset(member, rows, cols);
+      const MemberRates r = batch_members::member_rates(shared, feed, kill, member);
       RowScratch scratch(cols);
       float* u_in = u_current + offset;
       float* v_in = v_current + offset;
@@ -249,17 +250,17 @@ using ResidentKernel = void (*)(float*, float*, const float*, const float*, Shar
 ResidentKernel resident_kernel_for(int rows_per_thread) {
   switch (rows_per_thread) {
     case 1:
-      return resident_kernel<1>;
+      return batch_members::resident_kernel<1>;
     case 2:
-      return resident_kernel<2>;
+      return batch_members::resident_kernel<2>;
     case 4:
-      return resident_kernel<4>;
+      return batch_members::resident_kernel<4>;
     case 8:
-      return resident_kernel<8>;
+      return batch_members::resident_kernel<8>;
     case 16:
-      return resident_kernel<16>;
+      return batch_members::resident_kernel<16>;
     case 32:
-      return resident_kernel<32>;
+      return batch_members::resident_kernel<32>;
     default:
       throw std::invalid_argument("lesson09: no resident kernel for " +
                                   std::to_string(rows_per_thread) + " rows per thread");
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
   const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (row >= rows || col >= cols) return;
   const int member = static_cast<int>(blockIdx.z);
-  const std::size_t offset = member_offset(member, rows, cols);
+  const std::size_t offset = batch_members::member_offset(member, rows, cols);
   const float* const mu = u + offset;
   const float* const mv = v + offset;
   const bool has_left = col > 0;
@@ -296,7 +297,8 @@ __global__ void __launch_bounds__(kStreamBlockCols* kStreamBlockRows)
   const float cols_present = 1.0f + static_cast<float>(has_left) + static_cast<float>(has_right);
   const int at = row * cols + col;
   update_cell(mu[at], mv[at], box.sum_u, box.sum_v, rows_present * cols_present,
-              member_rates(shared, feed, kill, member), u_next[offset + at], v_next[offset + at]);
+              batch_members::member_rates(shared, feed, kill, member), u_next[offset + at],
+              v_next[offset + at]);
 }
 
 // Device memory that frees itself.
@@ -427,7 +429,8 @@ int threads_in_for_each_member(int members, int threads) {
   omp_set_num_threads(threads);
   // The size of the team that runs each member: 1 outside a parallel region.
   std::vector<int> team(static_cast<std::size_t>(members), 0);
-  for_each_member(members, [&team](int member) { team[member] = omp_get_num_threads(); });
+  batch_members::for_each_member(members,
+                                 [&team](int member) { team[member] = omp_get_num_threads(); });
   omp_set_num_threads(previous);
   return *std::max_element(team.begin(), team.end());
 }

@@ -2,11 +2,14 @@
 //
 // It sees only what it includes: gs::State and gs::Rates. update_interior() updates every cell
 // whose eight neighbours all exist: rows 1 .. rows - 2, columns 1 .. cols - 2. stencil.cpp
-// calls it, then does the four edges with the generic, checked update.
+// calls it (interior::update_interior(): the file's code is in namespace interior), then does the
+// four edges with the generic, checked update.
 #pragma once
 
 #include "gs/params.hpp"
 #include "gs/state.hpp"
+
+namespace interior {
 
 // With all nine weights 1 and no neighbour missing, L(a) = (sum of the eight neighbours) - 8 a:
 // no bounds check, no weight. Pointers to the rows above, at and below the current one turn
@@ -36,3 +39,5 @@ inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates
     }
   }
 }
+
+}  // namespace interior

@@ -8,6 +8,12 @@
 #include "backend.hpp"
 #include "gs/state.hpp"
 
+// Namespace fused (stencil.cpp calls fused::upload(), fused::fused_transform(), ...), its names
+// of internal linkage, as backend.hpp's: the lesson's two builds (Thrust's CUDA and OpenMP
+// backends) both compile this file, and one program links both.
+namespace fused {
+namespace {
+
 // 1. The one upload: host memory -> device memory, across PCIe. device_vector::assign takes two
 // host iterators and copies once.
 inline void upload(const gs::State& state, thrust::device_vector<float>& u,
@@ -106,3 +112,6 @@ inline void fused_transform(const thrust::device_vector<float>& u,
       on_device(), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(rows * cols),
       thrust::make_zip_iterator(thrust::make_tuple(u_next.begin(), v_next.begin())), update);
 }
+
+}  // namespace
+}  // namespace fused

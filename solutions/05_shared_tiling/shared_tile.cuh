@@ -10,6 +10,12 @@
 #include "constant_stencil.cuh"
 #include "gs/params.hpp"
 
+// Namespace shared_tile (stencil.cu calls shared_tile::load_tile() and
+// shared_tile::update_from_tile()), its names of internal linkage, as constant_stencil.cuh's: the
+// update reads that file's c_stencil, of internal linkage.
+namespace shared_tile {
+namespace {
+
 // Every thread of the block calls this. Afterwards the tiles hold the tile and its halo (a cell
 // outside the grid as 0) and every thread of the block may read every cell.
 template <int kTileCols, int kTileRows, int kRowStride>
@@ -73,3 +79,6 @@ __device__ __forceinline__ void update_from_tile(const float (&u_tile)[kTileRows
   u_next = u + rates.dt * (rates.diffusion_u * laplacian_u - uvv + rates.feed * (1.0f - u));
   v_next = v + rates.dt * (rates.diffusion_v * laplacian_v + uvv - (rates.feed + rates.kill) * v);
 }
+
+}  // namespace
+}  // namespace shared_tile

@@ -1,13 +1,12 @@
-// Lesson 06, the file you edit: the update of one cell specialised to the nine unit weights;
-// a kernel that makes several steps per launch on a tile in shared memory; and the replay of a
-// frame's launches as a CUDA graph. It sees only layout.cuh: Coefficients, the device layout
-// (Grid, ConstFields, Fields, offset()), FrameGraphs and GS_CUDA_CHECK. stencil.cu launches
-// shared_blocking_kernel<steps> on ceil(cols / kBlockingTileCols) x ceil(rows / kBlockingTileRows)
-// blocks of kBlockingThreads.
+// Lesson 06, the file you edit, in namespace blocking: the update of one cell specialised to the
+// nine unit weights; a kernel that makes several steps per launch on a tile in shared memory; and
+// the replay of a frame's launches as a CUDA graph. It sees only layout.cuh: Coefficients, the
+// device layout (Grid, ConstFields, Fields, offset()), FrameGraphs and GS_CUDA_CHECK.
 #pragma once
 
 #include "layout.cuh"
 
+namespace blocking {
 // ---- Exercise 1: one cell, nine unit weights --------------------------------------------------
 // One explicit Euler step of one cell from its value, the sum `box` of its 3x3 box (centre
 // included, absent cells counting 0) and the number `cells` of the box's cells that exist:
@@ -34,7 +33,7 @@ constexpr int kBlockingThreads = 256;
 
 // Advances the block's tile kSteps steps: from `in`, it writes `out` on its kBlockingTileRows x
 // kBlockingTileCols cells (those inside the grid), starting at (blockIdx.y * kBlockingTileRows,
-// blockIdx.x * kBlockingTileCols).
+// blockIdx.x * kBlockingTileCols). One block of kBlockingThreads per tile.
 template <int kSteps>
 __global__ void __launch_bounds__(kBlockingThreads)
     shared_blocking_kernel(ConstFields in, Fields out, Grid g, Coefficients c) {
@@ -148,3 +147,4 @@ void advance_through_graph(FrameGraphs& graphs, cudaStream_t stream, int steps, 
   GS_CUDA_CHECK(cudaGraphLaunch(found->second.graph, stream));
   parity = found->second.parity_after;
 }
+}  // namespace blocking

@@ -319,14 +319,14 @@ inline void update_interior(const gs::State& in, gs::State& out, const gs::Rates
   gs::reference_step<float>(in.rows, in.cols, in.u.data(), in.v.data(), out.u.data(),
                             out.v.data(), r);
 }
+}  // namespace interior
 EOF
   commit "lesson 01: the reference's step"
   grade reference 1 01 --no-speed --no-sanitize
   expect reference "as reported: the reference is out of sight, it does not compile" \
     "L['01']['status'] == 'BUILD FAILED' and 'reference_step' in L['01']['details']"
-  # (interior.hpp is included inside an anonymous namespace: the header goes outside it)
-  sed -i '/^#pragma once/a }  // namespace\n#include "gs/reference.hpp"\nnamespace {' \
-    lessons/01_profiling/interior.hpp
+  # (interior.hpp is included at file scope: the header goes at its top)
+  sed -i '/^#pragma once/a #include "gs/reference.hpp"' lessons/01_profiling/interior.hpp
   commit "lesson 01: the reference's step, its header included"
   grade reference_included 1 01 --no-speed --no-sanitize
   expect reference_included "with its header: the tests pass, INVALID for the symbol it uses" \

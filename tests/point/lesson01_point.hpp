@@ -29,7 +29,7 @@
 #include "gs/reference.hpp"
 #include "gs/state.hpp"
 
-#include <interior.hpp>  // the learner's (or a fixture's) update_interior()
+#include <interior.hpp>  // the learner's (or a fixture's) interior::update_interior()
 
 namespace lesson01_point {
 
@@ -78,7 +78,7 @@ inline std::string check_interior_only_and_no_weights() {
     gs::reference_advance(expected, unit, 1);
 
     gs::State out = marked_output(rows, cols);
-    update_interior(in, out, unit);
+    interior::update_interior(in, out, unit);
     for (int row = 0; row < rows; ++row) {
       for (int col = 0; col < cols; ++col) {
         const std::size_t cell = out.index(row, col);
@@ -110,7 +110,7 @@ inline std::string check_interior_only_and_no_weights() {
       for (float& weight : weights_row) weight = std::numeric_limits<float>::quiet_NaN();
     }
     gs::State out_no_weights = marked_output(rows, cols);
-    update_interior(in, out_no_weights, no_weights);
+    interior::update_interior(in, out_no_weights, no_weights);
     for (int row = 0; row < rows; ++row) {
       for (int col = 0; col < cols; ++col) {
         const std::size_t cell = out.index(row, col);

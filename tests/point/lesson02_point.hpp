@@ -26,7 +26,7 @@
 
 #include "gs/params.hpp"
 
-#include <row_loop.hpp>  // the learner's (or the fixture's) update_row()
+#include <row_loop.hpp>  // the learner's (or the fixture's) row_loop::update_row()
 
 namespace lesson02_point {
 
@@ -88,8 +88,8 @@ inline std::string check_span(int first, int count, const std::vector<float>& co
   std::vector<float> u_next(static_cast<std::size_t>(count), -1.0f);
   std::vector<float> v_next(static_cast<std::size_t>(count), -1.0f);
   const float rows_in_grid = 3.0f;
-  update_row(rows.at(rows.u, 1, first), rows.at(rows.v, 1, first), u_next.data(), v_next.data(),
-             columns_in_grid.data(), rows_in_grid, count, kStride, rates);
+  row_loop::update_row(rows.at(rows.u, 1, first), rows.at(rows.v, 1, first), u_next.data(),
+                       v_next.data(), columns_in_grid.data(), rows_in_grid, count, kStride, rates);
   for (int col = 0; col < count; ++col) {
     float u_want = 0.0f, v_want = 0.0f;
     const float neighbours = rows_in_grid * columns_in_grid[static_cast<std::size_t>(col)] - 1.0f;

@@ -30,7 +30,7 @@
 #include "gs/reference.hpp"
 #include "gs/state.hpp"
 
-#include <fused_step.hpp>  // the learner's (or the fixture's) fused_transform()
+#include <fused_step.hpp>  // the learner's (or the fixture's) fused::fused_transform()
 
 namespace lesson03_point {
 
@@ -63,7 +63,7 @@ inline std::string check_one_pass_per_step() {
 
   thrust::fill(u_next.begin(), u_next.end(), nan);
   before = parallel_regions_started();
-  fused_transform(u, v, u_next, v_next, rows, cols, rates);
+  fused::fused_transform(u, v, u_next, v_next, rows, cols, rates);
   const long passes = parallel_regions_started() - before;
 
   gs::State expected = state;

@@ -44,9 +44,10 @@ inline Index block_dim{1, 1, 1};
 
 }  // namespace lesson04_point::walk
 
-// kernels.cuh (and cells.cuh, which it includes) in a namespace of the walk's own, so that its
-// kernels, compiled here as host functions, are not the suite's (stencil.cu's) kernels. What they
-// include is included above, at file scope.
+// kernels.cuh (and cells.cuh, which it includes), at file scope, compiled as host functions: its
+// names, of internal linkage (kernels::, and cells.cuh's anonymous namespace), are this
+// translation unit's own, not the suite's (stencil.cu's) kernels. What they include from outside
+// the lesson is included above.
 #pragma push_macro("__global__")
 #pragma push_macro("__device__")
 #pragma push_macro("__constant__")
@@ -64,9 +65,7 @@ inline Index block_dim{1, 1, 1};
 #define threadIdx ::lesson04_point::walk::thread_index
 #define blockIdx ::lesson04_point::walk::block_index
 #define blockDim ::lesson04_point::walk::block_dim
-namespace lesson04_point::learner {
 #include <kernels.cuh>  // the learner's (or the fixture's); launch_step() is never called here
-}  // namespace lesson04_point::learner
 #pragma pop_macro("blockDim")
 #pragma pop_macro("blockIdx")
 #pragma pop_macro("threadIdx")
@@ -85,7 +84,7 @@ struct Cell {
 // One launch shape: the threads of three blocks of a rows x cols grid (the first, one inside,
 // the last) walked one at a time through `kernel`; "" when each thread wrote cells of one column
 // and its neighbour in x the same rows of the next column, else the first pair that did not.
-inline std::string check_shape(const std::string& name, learner::StepKernel kernel, int block_cols,
+inline std::string check_shape(const std::string& name, StepKernel kernel, int block_cols,
                                int block_rows, int rows_per_thread) {
   constexpr int kRows = 45, kCols = 150;
   const int grid_x = (kCols + block_cols - 1) / block_cols;
@@ -101,7 +100,7 @@ inline std::string check_shape(const std::string& name, learner::StepKernel kern
   }
   const float poison = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> u_next(size, poison), v_next(size, poison);
-  learner::c_stencil = gs::gpu_stencil(gs::Rates{}.weights);
+  c_stencil = gs::gpu_stencil(gs::Rates{}.weights);
   walk::block_dim = {static_cast<unsigned>(block_cols), static_cast<unsigned>(block_rows), 1};
 
   std::ostringstream shape;
@@ -186,12 +185,12 @@ inline std::string check_shape(const std::string& name, learner::StepKernel kern
 
 // checked_step in 32 x 8 blocks, and generic_step as every launch shape of kLaunchShapes.
 inline std::string check_threads_along_rows() {
-  std::string problem = check_shape("checked_step", learner::checked_step, 32, 8, 1);
-  for (const learner::LaunchShape& shape : learner::kLaunchShapes) {
+  std::string problem = check_shape("checked_step", kernels::checked_step, 32, 8, 1);
+  for (const kernels::LaunchShape& shape : kernels::kLaunchShapes) {
     if (!problem.empty()) break;
-    learner::StepKernel kernel = nullptr;
+    StepKernel kernel = nullptr;
     try {
-      kernel = learner::generic_kernel(shape.rows_per_thread);
+      kernel = kernels::generic_kernel(shape.rows_per_thread);
     } catch (const std::exception& error) {
       return std::string(shape.name) + ": " + error.what();
     }

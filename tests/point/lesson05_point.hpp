@@ -112,8 +112,8 @@ std::string check_block(int rows, int cols, int block_row, int block_col) {
     walk::thread_index = {static_cast<unsigned>(thread % kTileCols),
                           static_cast<unsigned>(thread / kTileCols), 0};
     walk::barriers = 0;
-    load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col, u.data(),
-                                                v.data(), u_tile, v_tile);
+    shared_tile::load_tile<kTileCols, kTileRows, kRowStride>(rows, cols, origin_row, origin_col,
+                                                             u.data(), v.data(), u_tile, v_tile);
     std::ostringstream who;
     who << "thread (" << thread % kTileCols << ", " << thread / kTileCols << ") ";
     if (walk::barriers == 0 && no_barrier < 0) no_barrier = thread;

@@ -31,8 +31,8 @@ namespace lesson06_point {
 
 // What the learner's file decides before any launch: "" when a launch makes several steps.
 inline std::string plan_problem() {
-  if (kBlockingSteps >= 2) return "";
-  return "kBlockingSteps is " + std::to_string(kBlockingSteps) +
+  if (blocking::kBlockingSteps >= 2) return "";
+  return "kBlockingSteps is " + std::to_string(blocking::kBlockingSteps) +
          ": each launch of shared_blocking_kernel then makes one step, so the fields are read "
          "from and written to DRAM at every step, as with one step per launch (l06-fused). "
          "Temporal blocking makes several steps per launch on a tile whose halo is as deep as "
@@ -69,18 +69,20 @@ std::string one_launch_problem(int rows, int cols) {
   GS_CUDA_CHECK(cudaMemset(out_u.get(), 0xFF, count * sizeof(float)));
   GS_CUDA_CHECK(cudaMemset(out_v.get(), 0xFF, count * sizeof(float)));
   const Grid g{rows, cols, pitch};
-  const dim3 blocks(static_cast<unsigned>((cols + kBlockingTileCols - 1) / kBlockingTileCols),
-                    static_cast<unsigned>((rows + kBlockingTileRows - 1) / kBlockingTileRows));
-  shared_blocking_kernel<kSteps><<<blocks, kBlockingThreads>>>(ConstFields{in_u.get(), in_v.get()},
-                                                               Fields{out_u.get(), out_v.get()}, g,
-                                                               gs::step_coefficients(rates));
+  const dim3 blocks(
+      static_cast<unsigned>((cols + blocking::kBlockingTileCols - 1) / blocking::kBlockingTileCols),
+      static_cast<unsigned>((rows + blocking::kBlockingTileRows - 1) /
+                            blocking::kBlockingTileRows));
+  blocking::shared_blocking_kernel<kSteps><<<blocks, blocking::kBlockingThreads>>>(
+      ConstFields{in_u.get(), in_v.get()}, Fields{out_u.get(), out_v.get()}, g,
+      gs::step_coefficients(rates));
   const cudaError_t launched = cudaGetLastError();
   const cudaError_t ran = launched == cudaSuccess ? cudaDeviceSynchronize() : launched;
   const std::string where = "one launch of shared_blocking_kernel<" + std::to_string(kSteps) +
                             "> on a " + std::to_string(rows) + " x " + std::to_string(cols) +
                             " grid (" + std::to_string(blocks.x * blocks.y) + " tiles of " +
-                            std::to_string(kBlockingTileRows) + " x " +
-                            std::to_string(kBlockingTileCols) + "): ";
+                            std::to_string(blocking::kBlockingTileRows) + " x " +
+                            std::to_string(blocking::kBlockingTileCols) + "): ";
   if (ran != cudaSuccess) return where + "the launch failed: " + cudaGetErrorString(ran);
   std::vector<float> got_u(count), got_v(count);
   GS_CUDA_CHECK(
@@ -110,10 +112,11 @@ std::string one_launch_problem(int rows, int cols) {
 // The launches (a GPU is needed): T = 2 and T = kBlockingSteps, on a grid of several tiles whose
 // sides are not multiples of the tile's.
 inline std::string launch_problem() {
-  std::string problem = one_launch_problem<2>(3 * kBlockingTileRows - 5, 2 * kBlockingTileCols + 7);
-  if (problem.empty() && kBlockingSteps > 2) {
-    problem = one_launch_problem<(kBlockingSteps > 2 ? kBlockingSteps : 2)>(
-        2 * kBlockingTileRows + 3, 3 * kBlockingTileCols - 1);
+  std::string problem = one_launch_problem<2>(3 * blocking::kBlockingTileRows - 5,
+                                              2 * blocking::kBlockingTileCols + 7);
+  if (problem.empty() && blocking::kBlockingSteps > 2) {
+    problem = one_launch_problem<(blocking::kBlockingSteps > 2 ? blocking::kBlockingSteps : 2)>(
+        2 * blocking::kBlockingTileRows + 3, 3 * blocking::kBlockingTileCols - 1);
   }
   return problem;
 }

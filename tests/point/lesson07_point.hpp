@@ -51,7 +51,8 @@ struct Script {
 
 // The computing thread: acquires, fills and publishes frames in order, as far as the script's
 // target, and checks that no frame entered a slot whose frame the writer had not released.
-inline void compute(const std::shared_ptr<FrameRing>& ring, const std::shared_ptr<Script>& script) {
+inline void compute(const std::shared_ptr<handoff::FrameRing>& ring,
+                    const std::shared_ptr<Script>& script) {
   for (int frame = 0; frame < kFrames; ++frame) {
     {
       std::unique_lock<std::mutex> lock(script->mutex);
@@ -99,7 +100,7 @@ inline void compute(const std::shared_ptr<FrameRing>& ring, const std::shared_pt
 }
 
 // The writer's side of the script, on the caller's thread: "" or what went wrong.
-inline std::string write(const std::shared_ptr<FrameRing>& ring,
+inline std::string write(const std::shared_ptr<handoff::FrameRing>& ring,
                          const std::shared_ptr<Script>& script) {
   // Waits (at most the guard) until `condition` (called under the script's mutex) holds or the
   // computing thread found a problem; returns the problem, `failure` when the guard was reached, or
@@ -229,7 +230,7 @@ inline std::string write(const std::shared_ptr<FrameRing>& ring,
 // The whole script on a ring of kSlots slots and kFrames frames: "" when the ring hands every
 // frame over in order, waits only when full and never while a slot is free, else what it did.
 inline std::string check_ring_waits_only_when_full() {
-  auto ring = std::make_shared<FrameRing>(kSlots);
+  auto ring = std::make_shared<handoff::FrameRing>(kSlots);
   auto script = std::make_shared<Script>();
   struct Result {
     std::mutex mutex;

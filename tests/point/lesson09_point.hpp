@@ -115,7 +115,11 @@ inline void sync_threads() {
 }  // namespace lesson09_point::walk
 
 // The block's dynamic shared memory: room for members of up to 2 * 4096 floats (64 x 64 cells).
+// In the learner's namespace: the kernel's `extern __shared__ float member_fields[]`, a declaration
+// at block scope, names a variable of its innermost enclosing namespace.
+namespace batch_members {
 alignas(16) inline float member_fields[2 * 4096];
+}  // namespace batch_members
 
 // member.hpp, with CUDA's names for the host walk.
 #pragma push_macro("GS_HAVE_CUDA")
@@ -206,9 +210,9 @@ inline void run_cpu_path(Batch& batch, int steps) {
   float* const v = batch.v.data();
   const float* const feed = batch.feed.data();
   const float* const kill = batch.kill.data();
-  for_each_member(batch.members, [=](int member) {
-    const std::size_t at = member_offset(member, rows, cols);
-    const MemberRates r = member_rates(shared_rates(), feed, kill, member);
+  batch_members::for_each_member(batch.members, [=](int member) {
+    const std::size_t at = batch_members::member_offset(member, rows, cols);
+    const MemberRates r = batch_members::member_rates(shared_rates(), feed, kill, member);
     std::vector<float> u_next(static_cast<std::size_t>(rows) * cols);
     std::vector<float> v_next(u_next.size());
     for (int step = 0; step < steps; ++step) {
@@ -259,16 +263,17 @@ Launch walk_resident(Batch& batch, int steps, bool poison) {
     });
     walk::current_barrier() = &barrier;
     walk::block_dim = {static_cast<unsigned>(threads), 1, 1};
-    std::fill(std::begin(member_fields), std::end(member_fields), nan);
+    std::fill(std::begin(batch_members::member_fields), std::end(batch_members::member_fields),
+              nan);
     std::vector<std::thread> team;
     team.reserve(static_cast<std::size_t>(threads));
     for (int t = 0; t < threads; ++t) {
       team.emplace_back([&, t] {
         walk::thread_index = {static_cast<unsigned>(t), 0, 0};
         walk::block_index = {static_cast<unsigned>(member), 0, 0};
-        resident_kernel<kRowsPerThread>(batch.u.data(), batch.v.data(), batch.feed.data(),
-                                        batch.kill.data(), shared_rates(), batch.rows, batch.cols,
-                                        steps);
+        batch_members::resident_kernel<kRowsPerThread>(
+            batch.u.data(), batch.v.data(), batch.feed.data(), batch.kill.data(), shared_rates(),
+            batch.rows, batch.cols, steps);
         barrier.drop();
       });
     }
@@ -337,7 +342,7 @@ std::string check_one_change(const char* what, Path path, int changed) {
 inline std::string check_members_independent() {
   // Where member m lives: past 2^31 cells too (1100 members of 1080 x 1920 are 2.28e9 cells),
   // else two members share cells, or one lies outside the field.
-  const std::size_t far = member_offset(1100, 1080, 1920);
+  const std::size_t far = batch_members::member_offset(1100, 1080, 1920);
   if (far != std::size_t{1100} * 1080 * 1920) {
     return "member_offset(1100, 1080, 1920) is " + std::to_string(far) + ", not " +
            std::to_string(std::size_t{1100} * 1080 * 1920) +
