@@ -200,7 +200,7 @@ class Pipeline {
         ring_(settings.overlap ? std::max(1, settings.slots) : 1) {}
 
   gs::RunResult run() {
-    gs::validate(params_);
+    // The parameters were checked by the caller, once, where the user gave them (FrameLoop::run).
     result_.implementation = implementation_.name;
     result_.device_name = gs::describe_device(implementation_);
     result_.params = params_;
