@@ -1,4 +1,4 @@
-// Lesson 09: what the batched steppers of sweep.cpp offer to gs_sweep (program/) and to the
+// Lesson 09: what the batched steppers of sweep.cpp offer to gs_sweep (a program of the course) and to the
 // tests (tests/test_lesson09.cpp). Read, not edited.
 //
 // A batch is B independent Gray-Scott simulations ("members") of R x C cells, each with its own

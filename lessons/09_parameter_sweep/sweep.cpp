@@ -15,9 +15,8 @@
 //              memory on this GPU (gs::device_limits(), which GS_DEVICE_LIMITS=t4 makes a T4's).
 //
 // The file you edit is member.hpp: where member m's cells and its (F, k) live, the CPU loop over
-// members, and the resident kernel. This file keeps what is not the lesson's idea: the CPU row
-// loop, the streaming kernel, the launch plan (threads, shared memory, the opt-in above 48 KB)
-// and the launches. batch.hpp declares what this file defines; program/ is gs_sweep.
+// members, and the resident kernel. This file keeps the rest: the CPU row loop, the streaming
+// kernel, the launch plan (threads, shared memory, the opt-in above 48 KB), the launches.
 #include <omp.h>
 
 #if defined(__SSE2__)
@@ -49,10 +48,8 @@
 // with CUDA the resident kernel's budget and row sums.
 #include "member_api.hpp"
 
-// The exercise, in namespace batch_members: member_offset(), member_rates(), for_each_member()
-// and, with CUDA, resident_kernel(). Angle brackets: the build picks
-// lessons/09_parameter_sweep/member.hpp (your stubs) or the solution's copy. It compiles on its
-// own (LEARNER_ALONE): it sees member_api.hpp, not this file.
+// The exercise, in namespace batch_members (member_offset(), member_rates(), for_each_member(),
+// resident_kernel()): lessons/09_parameter_sweep/member.hpp or the solution's copy, on its own.
 #include <member.hpp>
 
 namespace GS_LESSON_NAMESPACE {
