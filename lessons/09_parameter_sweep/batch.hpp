@@ -1,5 +1,5 @@
-// Lesson 09: what the batched steppers of sweep.cpp offer to gs_sweep (a program of the course) and to the
-// tests (tests/test_lesson09.cpp). Read, not edited.
+// Lesson 09: what the batched steppers of sweep.cpp offer to gs_sweep (one of the course's
+// programs) and to the tests (tests/test_lesson09.cpp). Read, not edited.
 //
 // A batch is B independent Gray-Scott simulations ("members") of R x C cells, each with its own
 // feed rate F and kill rate k; Du, Dv and dt are shared, the stencil is the course's unit 3x3
