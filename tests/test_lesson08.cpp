@@ -337,6 +337,12 @@ TEST(Lesson08Gpu, PeerToPeerMatchesTheReferenceOnTwoThreeAndFourRanks) {
                                     "--transport peer --halo " +
                                         std::to_string(item.halo) + " -o " + output));
     ASSERT_EQ(outcome.exit_code, 0) << name << ":\n" << outcome.output;
+    // A machine whose GPUs cannot reach each other falls back, saying why: the round is not run.
+    const std::size_t refused = outcome.output.find("peer to peer refused");
+    if (refused != std::string::npos) {
+      GTEST_SKIP() << "the peer exchange cannot run on this machine: "
+                   << outcome.output.substr(refused, outcome.output.find('\n', refused) - refused);
+    }
     EXPECT_NE(outcome.output.find("exchange: peer to peer"), std::string::npos) << name << ":\n"
                                                                                 << outcome.output;
     gs::Params params;

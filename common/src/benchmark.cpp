@@ -25,6 +25,7 @@
 #include "gs/frame_timer.hpp"
 #include "gs/gpu.hpp"
 #include "gs/hdf5_io.hpp"
+#include "gs/interrupt.hpp"
 #include "gs/main_guard.hpp"
 #include "gs/output_file.hpp"
 #include "gs/program.hpp"
@@ -713,11 +714,17 @@ int benchmark_guarded(int argc, char** argv, const std::vector<Implementation>& 
 int write_benchmark_files(const std::string& program_name, const std::string& markdown_path,
                           const std::string& markdown, const std::string& csv_path,
                           const std::string& csv_rows, const std::string& csv_header) {
-  // Each file on its own: a failure is said, makes the run fail, and leaves the other written.
+  // Each file on its own: a failure is said, makes the run fail, and leaves the other written. A
+  // signal and an exhausted memory are not the file's: they go on to the program's guard, which
+  // answers them with its own message and exit status.
   int status = kExitSuccess;
   const auto write = [&](const std::function<void()>& write_file) {
     try {
       write_file();
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
     } catch (const std::exception& error) {
       std::cerr << program_name << ": error: " << error.what() << "\n";
       status = kExitFailure;

@@ -22,8 +22,9 @@ TimedSteps time_frames(Stepper& stepper, const State& start, const Rates& rates,
   }
   stepper.load(start, rates);
   stepper.synchronize();
-  // The clock is read between pieces only where a budget can be spent (not between queued ones).
-  const bool budgeted = std::isfinite(timing.budget_seconds);
+  // The clock is read between pieces only where a budget can be spent, and only between pieces
+  // waited for: between queued ones it would measure the host's queueing, not the work.
+  const bool budgeted = std::isfinite(timing.budget_seconds) && timing.wait_each_frame;
   TimedSteps timed;
   Stopwatch clock;
   for (bool spent = false; timed.steps < timing.steps && !spent;) {

@@ -434,10 +434,10 @@ class DeviceFields {
   int& parity() { return current_; }  // which buffer holds the state: 0 or 1
   void swap() { current_ = 1 - current_; }
 
-  // Fields the caller owns (GpuStepper::advance_fields, lesson 10) as the current state, in their
-  // own pitch; the next pair is scratch of that pitch: this object's next pair when the pitch is
-  // its own, else a pair kept for that pitch. The launches then read and write them as their
-  // own; give_back() returns to this object's buffers, its state untouched.
+  // Fields the caller owns (GpuStepper::advance_fields, gs::CallersFields: lesson 10) as the
+  // current state, in their own pitch; the next pair is scratch of that pitch: this object's next
+  // pair when the pitch is its own, else a pair kept for that pitch. The launches then read and
+  // write them as their own; give_back() returns to this object's buffers, its state untouched.
   void borrow(Fields caller, int pitch) {
     Fields scratch = next();
     if (pitch != grid_.pitch) {
@@ -516,7 +516,7 @@ class DeviceFields {
 
 // What every stepper of this lesson shares: the buffers, a stream, and the CUDA graph replay.
 // A subclass only says which launches advance the state by n steps (enqueue).
-class GpuStepper : public gs::Stepper {
+class GpuStepper : public gs::Stepper, public gs::CallersFields {
  public:
   explicit GpuStepper(bool replay_as_graph) : replay_as_graph_(replay_as_graph) {}
   GpuStepper(const GpuStepper&) = delete;

@@ -50,7 +50,7 @@ class EdgeFirst {
   }
 
   // `edge` is a second stepper of the implementation the slab runs (for the strips); it must be
-  // able to step fields it does not own (Stepper::advance_fields): std::invalid_argument if not.
+  // able to step fields it does not own (gs::CallersFields): std::invalid_argument if not.
   EdgeFirst(const HaloPlan& plan, std::unique_ptr<gs::Stepper> edge, ncclComm_t comm)
       : plan_(plan), edge_(std::move(edge)), comm_(comm) {
     int least = 0;
@@ -90,7 +90,8 @@ class EdgeFirst {
       GS_CUDA_CHECK(cudaMemsetAsync(mailbox_[field].get(), 0, mailbox * sizeof(float), stream_));
     }
     const gs::FieldView probe = strip_view(top_strip_);
-    if (!edge_->advance_fields(probe, 0).advanced) {
+    edge_fields_ = gs::callers_fields_of(*edge_);
+    if (edge_fields_ == nullptr || !edge_fields_->advance_fields(probe, 0).advanced) {
       throw std::invalid_argument("the implementation cannot step the strips in place");
     }
     received_ = false;
@@ -147,19 +148,19 @@ class EdgeFirst {
   }
 
   // What every period repeats on the edge stream, recorded once: each strip's `halo` steps, its
-  // exact middle rows into the mailbox, and the exchange of the mailbox (your function).
+  // exact middle rows into the mailbox, and the exchange of the mailbox (the NCCL exchange).
   void record() {
     GS_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     try {
       const int halo = plan_.halo;
       if (plan_.up >= 0) {
-        edge_->advance_fields(strip_view(top_strip_), halo);
+        edge_fields_->advance_fields(strip_view(top_strip_), halo);
         for (int field = 0; field < 2; ++field) {
           copy_rows(mailbox_[field].get(), plan_.top, top_strip_[field].get(), halo, halo);
         }
       }
       if (plan_.down >= 0) {
-        edge_->advance_fields(strip_view(bottom_strip_), halo);
+        edge_fields_->advance_fields(strip_view(bottom_strip_), halo);
         for (int field = 0; field < 2; ++field) {
           copy_rows(mailbox_[field].get(), plan_.top + halo, bottom_strip_[field].get(), halo,
                     halo);
@@ -186,6 +187,7 @@ class EdgeFirst {
 
   HaloPlan plan_;
   std::unique_ptr<gs::Stepper> edge_;
+  gs::CallersFields* edge_fields_ = nullptr;  // edge_'s, asked for in load(): it steps the strips
   ncclComm_t comm_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t main_done_ = nullptr;   // the slab's state at t is queued

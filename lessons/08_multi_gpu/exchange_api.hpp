@@ -15,15 +15,19 @@
 //                               the rank above, its last ones for the rank below) into slot
 //                               `slot` (0 or 1) of each neighbour's mailbox, over NVLink; the
 //                               neighbour may see these stores late, or in part;
-//   void fence()                waits until every store this block made is visible to every GPU
-//                               (__syncthreads, then __threadfence_system);
+//   void fence()                a barrier of the block's threads, then a system-scope fence:
+//                               the block's stores so far are ordered before anything it
+//                               stores after (a GPU that sees a later flag sees them too);
 //   void signal(n)              sets this block's flag in each neighbour's memory to n (a release
 //                               store at system scope);
 //   void wait_for(n)            returns once each neighbour's flag in this rank's memory is n or
-//                               more (a spin on local memory, an acquire load; after
-//                               GS_PEER_TIMEOUT_S it ends the kernel with a trap);
-//   void unpack(int slot)       copies slot `slot` of this rank's own mailbox into its halos;
-//   void finish(n)              sets done() to n, for the next kernel.
+//                               more (one thread spins on this GPU's own memory with acquire
+//                               loads, then a barrier; after GS_PEER_TIMEOUT_S it ends the
+//                               kernel with a trap);
+//   void unpack(int slot)       copies slot `slot` of this rank's own mailbox into its halos (its
+//                               threads are done reading at the block's next barrier);
+//   void finish(n)              a barrier, then done() set to n for the next kernel: the
+//                               round's last operation.
 //
 // A rank's kernels run one after another (one stream); two ranks' kernels run at the same time,
 // at any relative speed.

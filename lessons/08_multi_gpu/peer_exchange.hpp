@@ -394,9 +394,22 @@ inline PeerExchange::PeerExchange(const HaloPlan& plan, std::ptrdiff_t pitch, MP
   MPI_Allreduce(MPI_IN_PLACE, &wide, 1, MPI_INT, MPI_MIN, comm);
   wide_ = wide == 1;
   const std::int64_t words = std::int64_t{2} * plan.halo * plan.cols / (wide_ ? 4 : 1);
-  int blocks = static_cast<int>(std::max<std::int64_t>(
-      1, std::min<std::int64_t>({std::int64_t{sms} * std::max(1, per_sm),
-                                 (words + kThreads - 1) / kThreads, peer::kMaxBlocks})));
+  // Ranks that share this GPU share what it holds at once: where their kernels run side by side
+  // (MPS), each rank's waiting blocks must leave room for the others' posting ones.
+  constexpr int kBus = 32;
+  char bus[kBus] = {};
+  std::strncpy(bus, peer::bus_of_this_rank().c_str(), kBus - 1);
+  const std::vector<char> buses = peer::from_every_rank(bus, kBus, comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  int sharing = 0;
+  for (int rank = 0; rank < size; ++rank) {
+    if (std::strncmp(peer::entry(buses, rank, kBus), bus, kBus) == 0) ++sharing;
+  }
+  const std::int64_t resident = std::int64_t{sms} * std::max(1, per_sm) / std::max(1, sharing);
+  int blocks = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({resident, (words + kThreads - 1) / kThreads,
+                                                        std::int64_t{peer::kMaxBlocks}})));
   // GS_PEER_BLOCKS=N asks for fewer (never more than fit): a knob to measure what a block's
   // fence and flags cost against the parallelism of its stores.
   if (const char* asked = std::getenv("GS_PEER_BLOCKS"); asked != nullptr && std::atoi(asked) > 0) {

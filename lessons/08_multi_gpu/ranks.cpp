@@ -120,8 +120,8 @@ std::string recorded_rounds(int rounds) {
   for (int done = 0; done < rounds; ++done) {
     round_model::Recorder block(static_cast<unsigned long long>(done));
     halo::exchange_round(block);
-    text += "done " + std::to_string(done) + ": " + round_model::round_text(block.steps()) +
-            (block.overflowed() ? "; ..." : "") + "\n";
+    // A round longer than the Recorder holds is printed cut at its size: the model refuses it.
+    text += "done " + std::to_string(done) + ": " + round_model::round_text(block.steps()) + "\n";
   }
   return text;
 }

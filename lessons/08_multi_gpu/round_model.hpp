@@ -5,7 +5,7 @@
 // file records what a round does (Recorder: a Block that only writes down the operations) and
 // checks the recorded rounds on a model of two or three ranks, each running kernel after kernel,
 // against every order in which the ranks' operations can interleave. It is what the lesson's point
-// test (tests/test_lesson08.cpp) and the grade's judge use; neither needs a GPU.
+// test (tests/point/lesson08_point.hpp) and the grade's judge use; neither needs a GPU.
 //
 // The model, which is what the GPUs guarantee and no more:
 //   - a rank runs its kernels one after another (one stream), and a kernel's operations in the
@@ -19,12 +19,17 @@
 //     wait forever: a deadlock is a failure);
 //   - unpack(slot) reads slot `slot` of this rank's mailbox into its halos: it must find, from
 //     each neighbour, rows of this same kernel (the neighbour's kernel of the same count), visible;
-//   - done() is the rounds this block has finished (device memory: it starts at 0), finish(n)
-//     sets it to n.
-// Two rules more: rows posted into a slot must not replace rows the neighbour has not unpacked
-// yet, and every kernel posts to each neighbour and unpacks from each neighbour.
+//     the block's threads are done reading only at its next barrier (fence(), the end of
+//     wait_for(), finish(), the kernel's end): a flag raised before that may reach a neighbour
+//     while some threads still read;
+//   - done() is the rounds this block has finished (device memory: it starts at 0), read at the
+//     start of the kernel; finish(n) sets it to n for the next kernel, and is the round's last
+//     operation.
+// Two rules more: rows posted into a slot must not replace rows the neighbour has not finished
+// reading, and every kernel posts to each neighbour and unpacks from each neighbour.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -146,14 +151,17 @@ struct Slot {
 };
 
 struct Rank {
-  int kernel = 1;  // the kernel running (1, 2, ...); past the last: finished
-  int step = 0;    // the next operation of the running kernel
-  unsigned long long done = 0;
+  int kernel = 1;               // the kernel running (1, 2, ...); past the last: finished
+  int step = 0;                 // the next operation of the running kernel
+  unsigned long long done = 0;  // what done() answers in the running kernel (read at its start)
+  unsigned long long next = 0;  // what finish() set, for the next kernel
+  bool finished = false;        // finish() was called in the running kernel
   bool posted = false;
   int unpacked = 0;                           // sides unpacked in the running kernel
   unsigned long long flag[2] = {0, 0};        // set by the rank above ([0]) and below ([1])
   Slot mailbox[2][2];                         // [side][slot]
   std::vector<std::pair<int, int>> unfenced;  // (neighbour, slot) posted, not yet fenced
+  std::vector<std::pair<int, int>> reading;   // (side, slot) unpacked, before the block's barrier
   auto key() const {
     std::vector<int> slots;
     for (const auto& side : mailbox) {
@@ -163,7 +171,8 @@ struct Rank {
         slots.push_back(s.read ? 1 : 0);
       }
     }
-    return std::tuple(kernel, step, done, posted, unpacked, flag[0], flag[1], slots, unfenced);
+    return std::tuple(kernel, step, done, next, finished, posted, unpacked, flag[0], flag[1], slots,
+                      unfenced, reading);
   }
 };
 
@@ -186,6 +195,12 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
   std::set<std::vector<decltype(Rank{}.key())>> seen;
   std::vector<std::string> path;
 
+  // A barrier of rank `r`'s block: every thread has finished reading what it unpacked.
+  auto barrier = [](Rank& me) {
+    for (const auto& [side, slot] : me.reading) me.mailbox[side][slot].read = true;
+    me.reading.clear();
+  };
+
   // The state after rank `r` takes its next operation; "" or what broke.
   auto take = [&](std::vector<Rank>& state, int r) -> std::string {
     Rank& me = state[r];
@@ -198,14 +213,22 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
       if (me.unpacked < sides_expected) {
         return who + ": ended without unpacking its neighbours' rows into its halos";
       }
+      barrier(me);
       me.kernel += 1;
       me.step = 0;
       me.posted = false;
       me.unpacked = 0;
+      me.done = me.next;  // the next kernel reads what finish() stored
+      me.finished = false;
       return "";
     }
     const Step step = round[static_cast<std::size_t>(me.step)];
     me.step += 1;
+    if (me.finished) {
+      return who + ": " + op_name(step.op) +
+             " after finish(): finish() must be the round's last operation (the count it stores "
+             "is the next kernel's)";
+    }
     path.push_back("rank " + std::to_string(r) + " k" + std::to_string(me.kernel) + ": " +
                    op_name(step.op) +
                    (step.op == Op::fence ? "" : " " + std::to_string(step.value)));
@@ -221,10 +244,17 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
           // My rows land on the other rank's side that faces me: I am below the rank above.
           detail::Slot& target = state[other].mailbox[side == 0 ? 1 : 0][slot];
           if (!target.read) {
+            const Rank& owner = state[other];
+            const bool unpacking =
+                std::find(owner.reading.begin(), owner.reading.end(),
+                          std::pair<int, int>{side == 0 ? 1 : 0, slot}) != owner.reading.end();
             return who + ": posted into slot " + std::to_string(slot) + " of rank " +
                    std::to_string(other) + "'s mailbox, which still held the rows of kernel " +
                    std::to_string(target.kernel) + " that rank " + std::to_string(other) +
-                   " had not unpacked yet: they are lost";
+                   (unpacking ? " was still reading (unpacked, but its block has passed no "
+                                "barrier since: fence(), wait_for(), finish())"
+                              : " had not unpacked yet") +
+                   ": they are lost";
           }
           target = detail::Slot{me.kernel, false, false};
           me.unfenced.emplace_back(other, slot);
@@ -232,6 +262,7 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
         return "";
       }
       case Op::fence:
+        barrier(me);
         for (const auto& [other, slot] : me.unfenced) {
           const int side = other < r ? 1 : 0;
           detail::Slot& target = state[other].mailbox[side][slot];
@@ -244,7 +275,8 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
         if (neighbours[1] >= 0) state[neighbours[1]].flag[0] = step.value;
         return "";
       case Op::wait_for:
-        return "";  // taken only when it can return (see below)
+        barrier(me);  // taken only when it can return (see below); it ends with a barrier
+        return "";
       case Op::unpack: {
         if (step.value > 1)
           return who + ": unpack(" + std::to_string(step.value) +
@@ -265,13 +297,15 @@ inline std::string check(const RoundOf& round_of, int ranks, int kernels) {
             return who + ": unpacked the rows of " + from +
                    " before they were fenced: another GPU may see them late, or in part";
           }
-          source.read = true;
+          me.reading.emplace_back(side, static_cast<int>(step.value));
         }
         me.unpacked = sides_expected;
         return "";
       }
       case Op::finish:
-        me.done = step.value;
+        barrier(me);
+        me.next = step.value;
+        me.finished = true;
         return "";
     }
     return "";

@@ -75,12 +75,13 @@ class OwnState final : public Work {
   gs::Stepper& stepper_;
 };
 
-// The caller's device fields, advanced where they lie (Stepper::advance_fields).
+// The caller's device fields, advanced where they lie (the stepper's gs::CallersFields).
 class InPlace final : public Work {
  public:
-  InPlace(gs::Stepper& stepper, const gs::FieldView& fields) : stepper_(stepper), fields_(fields) {}
+  InPlace(gs::Stepper& stepper, gs::CallersFields& in_place, const gs::FieldView& fields)
+      : stepper_(stepper), in_place_(in_place), fields_(fields) {}
   void advance(int steps) override {
-    const gs::FieldsAdvance result = stepper_.advance_fields(fields_, steps);
+    const gs::FieldsAdvance result = in_place_.advance_fields(fields_, steps);
     if (!result.advanced) throw std::logic_error("the stepper stopped taking the caller's fields");
     transfers().device_to_device += result.bytes_copied;
   }
@@ -88,6 +89,7 @@ class InPlace final : public Work {
 
  private:
   gs::Stepper& stepper_;
+  gs::CallersFields& in_place_;
   gs::FieldView fields_;
 };
 
@@ -228,8 +230,10 @@ class Engine {
   void advance_fields(gs::FieldView view, std::int64_t steps, const CallerStream& stream,
                       std::int64_t& done) {
     view.stream = stream.known ? stream.handle : nullptr;
-    if (view.device == gs::Device::gpu && stepper_->advance_fields(view, 0).advanced) {
-      InPlace work(*stepper_, view);
+    gs::CallersFields* in_place = gs::callers_fields_of(*stepper_);
+    if (view.device == gs::Device::gpu && in_place != nullptr &&
+        in_place->advance_fields(view, 0).advanced) {
+      InPlace work(*stepper_, *in_place, view);
       advance_released(work, steps, batching_, done);
       if (!stream.known) work.wait();
       return;

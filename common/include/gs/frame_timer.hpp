@@ -21,7 +21,8 @@ struct FrameTiming {
   int steps_per_wait = std::numeric_limits<int>::max();  ///< A frame advanced in such pieces.
   bool wait_each_frame = true;  ///< Wait after each piece (as a run writing its frames waits for
                                 ///< each); false: every frame queued, one wait at the end.
-  double budget_seconds = std::numeric_limits<double>::infinity();  ///< Stop once it is spent.
+  double budget_seconds = std::numeric_limits<double>::infinity();  ///< Stop once it is spent
+                                                                    ///< (pieces waited for only).
   std::string interrupted_during;  ///< Not empty: throw_if_interrupted() before each frame.
   bool warmed_up = false;  ///< The caller loaded and warmed the stepper up: no warm-up frame.
 };

@@ -44,7 +44,7 @@ struct FieldView {
   bool available() const { return u != nullptr; }
 };
 
-/// @brief What Stepper::advance_fields() did with fields the caller owns.
+/// @brief What CallersFields::advance_fields() did with fields the caller owns.
 struct FieldsAdvance {
   bool advanced = false;          ///< false: this stepper cannot work on that memory; nothing done
   std::int64_t bytes_copied = 0;  ///< Device bytes the stepper copied to leave the result in the
@@ -83,19 +83,29 @@ class Stepper {
   /// @brief The current state in the stepper's own memory (see FieldView); the default offers
   ///        none, and code that needs one falls back to fetch().
   virtual FieldView fields() { return {}; }
+};
+
+/// @brief A capability a stepper may add to Stepper: advancing fields the caller owns, where they
+///        lie. Most steppers work on their own buffers only; the code that can use this asks for
+///        it with callers_fields_of() and copies through Stepper::fields() where it is absent.
+class CallersFields {
+ public:
+  virtual ~CallersFields() = default;
 
   /// @brief Advances by @p steps the state held in @p fields, memory the caller owns (a Python
-  ///        caller's CuPy array, lesson 10), in place: with the rates of the last load(), whose
-  ///        grid must have the same size. On a GPU the work is ordered after what was queued on
-  ///        @p fields.stream before the call, and what is queued there after the call waits for
-  ///        it; no byte crosses between host and device. The default, for steppers that only
-  ///        work on their own buffers, does nothing and answers `advanced == false`: the caller
-  ///        then copies through fields() instead.
-  virtual FieldsAdvance advance_fields(const FieldView& fields, int steps) {
-    (void)fields, (void)steps;
-    return {};
-  }
+  ///        caller's CuPy array; another stepper's strips), in place: with the rates of the last
+  ///        load(), whose grid must have the same size. On a GPU the work is ordered after what
+  ///        was queued on @p fields.stream before the call, and what is queued there after the
+  ///        call waits for it; no byte crosses between host and device. Answers
+  ///        `advanced == false`, doing nothing, for memory it cannot work on (a layout its
+  ///        kernels do not take).
+  virtual FieldsAdvance advance_fields(const FieldView& fields, int steps) = 0;
 };
+
+/// @brief The CallersFields capability of @p stepper, or nullptr when it has none.
+inline CallersFields* callers_fields_of(Stepper& stepper) {
+  return dynamic_cast<CallersFields*>(&stepper);
+}
 
 /// @brief Throws InvalidParameter unless @p rates.weights is the unit stencil: what a specialised
 ///        implementation named @p implementation calls in load().
