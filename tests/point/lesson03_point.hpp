@@ -11,8 +11,7 @@
 // the test program counts those (tests/point/lesson03_passes.cpp): one step, one region. First
 // it checks the count on a thrust::transform of its own, so a build whose OpenMP runtime is not
 // seen says so instead of blaming the learner. What it cannot tell apart: a host loop with one
-// `#pragma omp parallel for` of its own is one region too (it is the CUDA build's suite, where
-// such a loop fails, and the reading of the diff that catch it).
+// `#pragma omp parallel for` of its own is one region too; the reading of the diff catches it.
 // Used by tests/point/lesson03_point.cpp (both CPU suites: the exercise and the solution) and by
 // tests/point/test_lesson03_wrong_answer.cpp (the fixture of a wrong answer,
 // tests/fixtures/03_thrust/, which must fail it).
