@@ -342,7 +342,28 @@ PREPROCESSOR_TRICKS = [
     (re.compile(r"\b__(FILE|BASE_FILE|FILE_NAME|COUNTER|TIMESTAMP|DATE|TIME)__\b"),
      "a macro that says where or when the code is compiled"),
     (re.compile(r"\b(asm|__asm__|__asm)\b"), "inline assembly (a system call no symbol shows)"),
+    # The point tests of lessons 04, 05, 08 and 09 walk the learner's code on the host, where a
+    # GPU runs it in the programs: a branch on the compiler's pass runs one code for the test and
+    # another for the GPU (tests/grade/attacks/device_only/).
+    (re.compile(r"\b__(CUDA_ARCH|CUDA_ARCH_LIST|CUDACC|CUDACC_\w+|NVCC|CUDA_ARCH_\w+)__\b|\b__NVCOMPILER\b"),
+     "a macro that says whether the code is compiled for the GPU or the host"),
 ]
+
+# Lesson 08's round is a template over its Block: the kernel's block on the GPU, the model's
+# Recorder in the point test and the judge. A round that asks which it was given can show the
+# model one order and play the GPU another (tests/grade/attacks/which_block/): its file may name
+# neither type, nor ask a type what it is.
+LESSON_TRICKS = {
+    "halo_exchange.hpp": [
+        (re.compile(r"\b(Recorder|KernelBlock|round_model|exchange_kernel)\b|\bpeer\s*::"),
+         "a name of the model's or of the kernel's (the round works with its Block alone)"),
+        (re.compile(r"\b(if\s+constexpr|requires|decltype|typeid|type_info|is_same(_v)?|"
+                    r"is_base_of(_v)?|enable_if(_t)?|__is_same|__builtin_\w+|sizeof|alignof)\b"),
+         "a question about the Block's type (the round must be the same for every Block)"),
+        (re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef)\b"),
+         "a preprocessor condition (the round has nothing to compile one way or another)"),
+    ],
+}
 
 
 def include_problems(path, shown):
@@ -354,11 +375,14 @@ def include_problems(path, shown):
         return [f"{shown}: cannot be read ({error.strerror})"]
     lines = text.splitlines()
     problems = []
+    lesson_tricks = LESSON_TRICKS.get(os.path.basename(shown), [])
     for number, line in enumerate(lines, 1):
-        for pattern, what in PREPROCESSOR_TRICKS:
-            if pattern.search(line):
-                problems.append(f"{shown}:{number}: {what}: a learner file may not use it (it lets "
-                                f"code compile differently where it is graded)")
+        code = line.split("//", 1)[0]  # the lesson's names: a comment may say them
+        found = [what for pattern, what in PREPROCESSOR_TRICKS if pattern.search(line)]
+        found += [what for pattern, what in lesson_tricks if pattern.search(code)]
+        for what in found:
+            problems.append(f"{shown}:{number}: {what}: a learner file may not use it (it lets "
+                            f"code compile differently where it is graded)")
     index = 0
     while index < len(lines):
         number, line = index + 1, lines[index]

@@ -27,6 +27,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -423,6 +424,41 @@ TEST(CheckOutputs, TemporaryNamesAlwaysFitNameMax) {
   EXPECT_EQ(message_of_check({{path, "--csv", 10}}), "no error");
   gs::write_output_file(path, "text", gs::OutputOptions("--csv", nullptr));
   EXPECT_EQ(read_all(path), "text");
+}
+
+TEST(CheckOutputs, TheWriterTakesTheCheckedTargetAndChecksNothingAgain) {
+  const std::string dir = temp_dir("checked_once");
+  const std::string file = dir + "/x.h5";
+  const std::string link = dir + "/link.h5";
+  write_text(file, "old");
+  fs::create_symlink("x.h5", link);
+  const std::vector<gs::OutputTarget> targets =
+      gs::check_outputs({{link, "-o", 100}, {dir + "/new.csv", "--csv", 0}}, nullptr);
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].given, link);
+  EXPECT_EQ(targets[0].path, fs::path(file));  // through the link
+  EXPECT_TRUE(targets[0].exists);
+  EXPECT_FALSE(targets[1].exists);
+
+  // Checked once: a room the disk cannot have is not asked again of the checked target...
+  gs::OutputOptions options("-o", nullptr);
+  options.bytes = std::int64_t{1} << 62;
+  options.checked = targets[0];
+  {
+    gs::OutputFile output(link, options);
+    output.write("new");
+    output.commit(false);
+  }
+  EXPECT_EQ(read_all(file), "new");
+  EXPECT_TRUE(fs::is_symlink(link));
+  // ...while without it the writer checks the path itself, its only check.
+  options.checked.reset();
+  EXPECT_THROW(gs::OutputFile(link, options), gs::OutputError);
+  // The target of another path is a programming error, never silently another file.
+  options.checked = targets[1];
+  EXPECT_THROW(gs::OutputFile(link, options), std::invalid_argument);
+  EXPECT_EQ(read_all(file), "new");
+  EXPECT_FALSE(fs::exists(dir + "/new.csv"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <utility>
 
 #include "gs/interrupt.hpp"
@@ -81,9 +82,16 @@ OutputFile::OutputFile(const std::string& path, OutputOptions options, const Cre
       return ::sync_file_range(descriptor, offset, bytes, flags);
     };
   }
-  const OutputTarget target = resolve_output(path, flag_);
-  check_place(target);
-  check_room(target, options.bytes, options.room_hint);
+  if (options.checked && options.checked->given != path) {
+    throw std::invalid_argument("OutputFile: options.checked is the target of '" +
+                                options.checked->given + "', not of '" + path + "'");
+  }
+  // The path is checked once: here, or by check_outputs() with the run's other files.
+  const OutputTarget target = options.checked ? *options.checked : resolve_output(path, flag_);
+  if (!options.checked) {
+    check_place(target);
+    check_room(target, options.bytes, options.room_hint);
+  }
   target_path_ = target.path.string();
   replaced_exists_ = target.exists;
   replaced_ = target.status;

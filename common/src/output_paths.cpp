@@ -322,7 +322,8 @@ void check_output_path(const std::string& path, std::int64_t bytes, const std::s
   check_room(target, bytes, "");
 }
 
-void check_outputs(const std::vector<PlannedOutput>& outputs, std::ostream* warnings) {
+std::vector<OutputTarget> check_outputs(const std::vector<PlannedOutput>& outputs,
+                                        std::ostream* warnings) {
   struct Checked {
     OutputTarget target;
     struct stat directory {};
@@ -429,6 +430,10 @@ void check_outputs(const std::vector<PlannedOutput>& outputs, std::ostream* warn
       }
     }
   }
+  std::vector<OutputTarget> targets;
+  targets.reserve(checked.size());
+  for (Checked& entry : checked) targets.push_back(std::move(entry.target));
+  return targets;
 }
 
 std::vector<StalePartial> find_stale_partials(const std::string& path) {

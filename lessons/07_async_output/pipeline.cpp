@@ -38,6 +38,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -214,13 +215,15 @@ class Pipeline {
       outputs.push_back({params_.output, "-o", gs::output_file_bytes(params_)});
     }
     if (!settings_.timeline.empty()) outputs.push_back({settings_.timeline, "--timeline", 0});
-    gs::check_outputs(outputs);
+    const std::vector<gs::OutputTarget> targets = gs::check_outputs(outputs);
     if (options_.write_output) {
-      // check_outputs() warned about temporary files left by killed runs: the writer need not.
-      // With fsync, the writer starts each frame's writeback to the disk as it writes it
-      // (section 7).
+      // check_outputs() checked the path and warned about temporary files left by killed runs:
+      // the writer takes its target and does neither again. With fsync, the writer starts each
+      // frame's writeback to the disk as it writes it (section 7).
+      gs::OutputOptions writer_options = gs::frame_writer_options(options_, nullptr);
+      writer_options.checked = targets.front();
       writer_ = std::make_unique<gs::FrameWriter>(params_.output, params_, implementation_.name,
-                                                  gs::frame_writer_options(options_, nullptr));
+                                                  std::move(writer_options));
     }
     stepper_ = implementation_.create();
     stepper_->load(gs::starting_state(params_), params_.rates);

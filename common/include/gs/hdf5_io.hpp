@@ -74,9 +74,9 @@ enum class FrameLayout {
 ///        (add_partial_output()).
 class FrameWriter {
  public:
-  /// @brief Checks the output (check_output_path() with output_file_bytes()), warns about stale
-  ///        temporary files, has HDF5 create the temporary file and the dataset for
-  ///        @p params.frames frames.
+  /// @brief Checks the output (check_output_path() with output_file_bytes()) unless
+  ///        check_outputs() did (options.checked), warns about stale temporary files, has HDF5
+  ///        create the temporary file and the dataset for @p params.frames frames.
   /// @param path final file name (`-o`); a symbolic link is written through.
   /// @param params the run's parameters, stored as attributes of the dataset.
   /// @param implementation the implementation's name, stored as an attribute.

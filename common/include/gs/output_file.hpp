@@ -17,7 +17,8 @@
 ///   dead processes of this host, and never deletes them itself.
 /// - A run that writes several files declares them all first (check_outputs()): two that name
 ///   the same file are refused, naming both flags, and the room they need is checked, all
-///   before any work.
+///   before any work; each writer then takes the target found there (OutputOptions::checked)
+///   and checks nothing again.
 /// - A large file is written back to the disk while it is written (OutputFile::written(): the
 ///   frame writers call it per frame), so that the final fsync waits only for the last bytes and
 ///   the run leaves the page cache as it found it. The promise does not change: the fsync of the
@@ -31,6 +32,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -85,8 +87,11 @@ struct PlannedOutput {
 ///        or the same existing file) are refused, naming both flags; the room of the outputs
 ///        that share a file system is checked together. Then warns on @p warnings (nullptr: not
 ///        at all) about the temporary files killed runs left beside each.
+/// @return What each output leads to, in the order of @p outputs: hand one to its writer
+///         (OutputOptions::checked) and the path is checked once, here.
 /// @throws OutputError naming the flag(s) and path(s) concerned.
-void check_outputs(const std::vector<PlannedOutput>& outputs, std::ostream* warnings = &std::cerr);
+std::vector<OutputTarget> check_outputs(const std::vector<PlannedOutput>& outputs,
+                                        std::ostream* warnings = &std::cerr);
 
 /// @brief A temporary file left beside an output by a run whose process is gone.
 struct StalePartial {
@@ -164,6 +169,11 @@ struct OutputOptions {
   std::int64_t writeback_bytes = kWritebackBytesInFlight;
   /// @brief Test seam: replaces the kernel's `sync_file_range` (empty: the kernel's own).
   SyncRange sync_range;
+  /// @brief What check_outputs() found this file's path to lead to, its room included: the
+  ///        OutputFile then creates its temporary file there without checking the path again
+  ///        (the creation itself still follows no link and opens no existing file). Empty: the
+  ///        OutputFile checks the path itself, the run's only check (bytes, room_hint).
+  std::optional<OutputTarget> checked;
 };
 
 /// @brief One output file being written: a temporary file beside the target until commit(),
@@ -180,10 +190,12 @@ class OutputFile {
   /// @brief open(O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666): plain files.
   static int create_plain(const std::string& temporary);
 
-  /// @brief Checks @p path (as check_output_path() does, with options.bytes), warns about stale
-  ///        temporary files, creates the temporary file with @p create and gives it the
-  ///        permission bits (and, where allowed, the owner) of the file it replaces.
-  /// @throws OutputError naming options.flag and the path.
+  /// @brief Checks @p path (as check_output_path() does, with options.bytes) unless
+  ///        check_outputs() did (options.checked), warns about stale temporary files, creates
+  ///        the temporary file with @p create and gives it the permission bits (and, where
+  ///        allowed, the owner) of the file it replaces.
+  /// @throws OutputError naming options.flag and the path; std::invalid_argument when
+  ///         options.checked is the target of another path.
   explicit OutputFile(const std::string& path, OutputOptions options = OutputOptions(),
                       const Create& create = create_plain);
   /// @brief Deletes the temporary file unless commit() succeeded.
