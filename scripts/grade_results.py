@@ -355,7 +355,7 @@ PREPROCESSOR_TRICKS = [
 # neither type, nor ask a type what it is.
 LESSON_TRICKS = {
     "halo_exchange.hpp": [
-        (re.compile(r"\b(Recorder|KernelBlock|round_model|exchange_kernel)\b|\bpeer\s*::"),
+        (re.compile(r"\b(Recorder|KernelBlock|round_model|round_record|round_check|exchange_kernel)\b|\bpeer\s*::"),
          "a name of the model's or of the kernel's (the round works with its Block alone)"),
         (re.compile(r"\b(if\s+constexpr|requires|decltype|typeid|type_info|is_same(_v)?|"
                     r"is_base_of(_v)?|enable_if(_t)?|__is_same|__builtin_\w+|sizeof|alignof)\b"),
