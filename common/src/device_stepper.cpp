@@ -75,17 +75,16 @@ FieldView DeviceStepper::fields() {
 void DeviceStepper::copy_in(float* device, const float* host) {
   const std::size_t row = static_cast<std::size_t>(cols_) * sizeof(float);
   GS_CUDA_CHECK(cudaMemcpy2DAsync(device, static_cast<std::size_t>(pitch_) * sizeof(float), host,
-                                  row, row, static_cast<std::size_t>(rows_),
-                                  cudaMemcpyHostToDevice, stream_));
+                                  row, row, static_cast<std::size_t>(rows_), cudaMemcpyHostToDevice,
+                                  stream_));
   GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void DeviceStepper::copy_out(float* host, const float* device) const {
   const std::size_t row = static_cast<std::size_t>(cols_) * sizeof(float);
-  GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row, device,
-                                  static_cast<std::size_t>(pitch_) * sizeof(float), row,
-                                  static_cast<std::size_t>(rows_), cudaMemcpyDeviceToHost,
-                                  stream_));
+  GS_CUDA_CHECK(
+      cudaMemcpy2DAsync(host, row, device, static_cast<std::size_t>(pitch_) * sizeof(float), row,
+                        static_cast<std::size_t>(rows_), cudaMemcpyDeviceToHost, stream_));
   GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 

@@ -90,8 +90,8 @@ class DeviceStepper : public Stepper, public HoldsFields {
   ///        `advanced == false` for a layout the kernels cannot take (takes_in_place()) or before
   ///        any load(). The launches are enqueued one by one: a recorded graph names the
   ///        buffers it was recorded with.
-  FieldsAdvance advance_callers_fields(const FieldView& caller, int steps,
-                                       int vector_columns, const Enqueue& enqueue);
+  FieldsAdvance advance_callers_fields(const FieldView& caller, int steps, int vector_columns,
+                                       const Enqueue& enqueue);
 
   /// @brief Whether kernels that load and store @p vector_columns floats as one vector can
   ///        work on @p caller as it lies: device memory of this grid's size, u and v with one
