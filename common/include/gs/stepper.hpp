@@ -83,10 +83,6 @@ class Stepper {
 
   /// @brief Waits until every step asked for so far is done (a no-op on the CPU).
   virtual void synchronize() {}
-
-  /// @brief The current state in the stepper's own memory (see FieldView); the default offers
-  ///        none, and code that needs one falls back to fetch().
-  virtual FieldView fields() { return {}; }
 };
 
 /// @brief A capability a stepper may add to Stepper: a view of the state where it keeps it.
