@@ -22,7 +22,7 @@ void require_unit_stencil(const Rates& rates, const std::string& implementation)
 
 namespace {
 
-class ReferenceStepper final : public Stepper {
+class ReferenceStepper final : public Stepper, public HoldsFields {
  public:
   void load(const State& state, const Rates& rates) override {
     state_ = state;

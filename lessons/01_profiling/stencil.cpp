@@ -78,7 +78,7 @@ void regular_step(const State& in, State& out, const Rates& r) {
 
 // Two buffers allocated once in load(); each step reads one and writes the other, then swaps.
 template <void (*Step)(const State&, State&, const Rates&), bool kGeneric>
-class BufferedStepper final : public gs::Stepper {
+class BufferedStepper final : public gs::Stepper, public gs::HoldsFields {
  public:
   explicit BufferedStepper(const char* name) : name_(name) {}
   void load(const State& state, const Rates& rates) override {

@@ -188,7 +188,7 @@ class PaddedField {
 // What every stepper of this lesson keeps: two copies of u and v in the padded layout (read
 // one, write the other, swap), the rates, and how many columns around each column are in the
 // grid. The subclasses say how a step goes.
-class PaddedState : public gs::Stepper {
+class PaddedState : public gs::Stepper, public gs::HoldsFields {
  public:
   void load(const gs::State& state, const Rates& rates) override {
     gs::require_unit_stencil(rates, "lesson 02's steppers");

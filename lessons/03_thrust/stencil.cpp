@@ -147,7 +147,7 @@ std::string divergence_message(int frame, const FieldSummary& summary, std::size
 // 4. The fields on the device, and what every variant shares: upload in load(), download in
 // fetch() and fetch_v(), the fused step, the per-frame check.
 
-class DeviceFields : public gs::Stepper {
+class DeviceFields : public gs::Stepper, public gs::HoldsFields {
  public:
   void load(const gs::State& state, const Rates& rates) override {
     gs::require_unit_stencil(rates, "lesson 03's steppers");

@@ -6,7 +6,8 @@
 // rounded-up grid adds past the last row and column. The stencil is generic: its nine weights
 // are data, held in __constant__ memory. Both fields stay on the device from load() to fetch()
 // in two ping-pong buffers each; every runtime call and every launch is checked; CUDA events
-// time the steps on the GPU's own clock.
+// time the steps on the GPU's own clock. The device arrays, the copies in and out and the wait
+// are common/'s (gs::DeviceStepper).
 //
 // Implementations, best first:
 //   l04-generic            the generic kernel with the best launch shape of the sweep
@@ -21,7 +22,6 @@
 #include <cuda_runtime.h>
 
 #include <array>
-#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -32,6 +32,7 @@
 
 #include "gs/cuda_check.hpp"
 #include "gs/device_limits.hpp"
+#include "gs/device_stepper.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
 #include "gs/state.hpp"
@@ -52,22 +53,23 @@
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// The plumbing: device buffers, launches, events
+// The stepper: launches, ping-pong, events
 // ---------------------------------------------------------------------------------------------
 
-// Device memory that frees itself (gs::DeviceFloats, common/).
-using DeviceArray = gs::DeviceFloats;
-using gs::device_floats;
-
-// Owns the four device arrays (u, v and their next-step buffers) and launches one kernel per
-// step on the default stream, through launch_step(). Timing: advance() records an event before its
-// first launch and one after its last; once they have passed, cudaEventElapsedTime gives the GPU
-// time between them. The totals are printed when the stepper is destroyed if GS_EVENT_TIMING is
-// set.
-class KernelStepper final : public gs::Stepper {
+// Launches one kernel per step on the default stream, through launch_step(). The four device
+// arrays (u, v and their next-step buffers), the copies in and out and the wait are
+// gs::DeviceStepper's (common/), on the legacy default stream. Timing: advance() records an
+// event before its first launch and one after its last; once they have passed,
+// cudaEventElapsedTime gives the GPU time between them. The totals are printed when the stepper
+// is destroyed if GS_EVENT_TIMING is set.
+class KernelStepper final : public gs::DeviceStepper {
  public:
   KernelStepper(std::string name, StepKernel kernel, dim3 block, int rows_per_thread)
-      : name_(std::move(name)), kernel_(kernel), block_(block), rows_per_thread_(rows_per_thread) {}
+      : gs::DeviceStepper(gs::DeviceStream::legacy_default),
+        name_(std::move(name)),
+        kernel_(kernel),
+        block_(block),
+        rows_per_thread_(rows_per_thread) {}
 
   ~KernelStepper() override {
     if (start_ != nullptr) cudaEventDestroy(start_);
@@ -77,23 +79,12 @@ class KernelStepper final : public gs::Stepper {
                  name_.c_str(), static_cast<long long>(timed_steps_), gpu_milliseconds_,
                  1000.0 * gpu_milliseconds_ / static_cast<double>(timed_steps_));
   }
-  KernelStepper(const KernelStepper&) = delete;
-  KernelStepper& operator=(const KernelStepper&) = delete;
 
+  // Four cudaMallocs and the upload of u and v (gs::DeviceStepper::load_fields, unpitched).
   void load(const gs::State& state, const Rates& rates) override {
-    rows_ = state.rows;
-    cols_ = state.cols;
     rates_ = rates;
     stencil_ = gs::gpu_stencil(rates.weights);
-    const std::size_t cells = state.size();
-    u_ = device_floats(cells);
-    v_ = device_floats(cells);
-    u_next_ = device_floats(cells);
-    v_next_ = device_floats(cells);
-    GS_CUDA_CHECK(
-        cudaMemcpy(u_.get(), state.u.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
-    GS_CUDA_CHECK(
-        cudaMemcpy(v_.get(), state.v.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
+    load_fields(state, state.cols);
     if (start_ == nullptr) GS_CUDA_CHECK(cudaEventCreate(&start_));
     if (stop_ == nullptr) GS_CUDA_CHECK(cudaEventCreate(&stop_));
     gpu_milliseconds_ = 0.0;
@@ -111,46 +102,21 @@ class KernelStepper final : public gs::Stepper {
     GS_CUDA_CHECK(cudaEventRecord(start_));
     for (int step = 0; step < steps; ++step) {
       // One launch of the kernel over the whole grid, checked (kernels::launch_step()).
-      kernels::launch_step(kernel_, block_, rows_per_thread_, rows_, cols_, u_.get(), v_.get(),
-                           u_next_.get(), v_next_.get(), rates_);
-      std::swap(u_, u_next_);  // ping-pong: this step's output is the next step's input
-      std::swap(v_, v_next_);
+      kernels::launch_step(kernel_, block_, rows_per_thread_, rows(), cols(), current().u,
+                           current().v, next().u, next().v, rates_);
+      swap();  // ping-pong: this step's output is the next step's input
     }
     GS_CUDA_CHECK(cudaEventRecord(stop_));
     pending_steps_ = steps;
   }
 
+  // The whole device (cudaDeviceSynchronize), then the time of the last advance().
   void synchronize() override {
-    GS_CUDA_CHECK(cudaDeviceSynchronize());
+    gs::DeviceStepper::synchronize();
     collect_event_time();
   }
 
-  void fetch(gs::State& state) override {
-    synchronize();
-    state.rows = rows_;
-    state.cols = cols_;
-    state.u.resize(cells());
-    state.v.resize(cells());
-    GS_CUDA_CHECK(
-        cudaMemcpy(state.u.data(), u_.get(), cells() * sizeof(float), cudaMemcpyDeviceToHost));
-    GS_CUDA_CHECK(
-        cudaMemcpy(state.v.data(), v_.get(), cells() * sizeof(float), cudaMemcpyDeviceToHost));
-  }
-
-  // The output path needs v only: half the bytes of fetch() cross PCIe.
-  void fetch_v(float* v) override {
-    synchronize();
-    GS_CUDA_CHECK(cudaMemcpy(v, v_.get(), cells() * sizeof(float), cudaMemcpyDeviceToHost));
-  }
-
-  // The current buffers; the kernels run on the legacy default stream.
-  gs::FieldView fields() override {
-    return {u_.get(), v_.get(), cols_, rows_, cols_, gs::Device::gpu, nullptr};
-  }
-
  private:
-  std::size_t cells() const { return static_cast<std::size_t>(rows_) * cols_; }
-
   // Waits for the stop event of the last advance() and adds the GPU time between its events.
   void collect_event_time() {
     if (pending_steps_ == 0) return;
@@ -167,10 +133,7 @@ class KernelStepper final : public gs::Stepper {
   dim3 block_;
   int rows_per_thread_;
   gs::GpuStencil stencil_{};
-  int rows_ = 0;
-  int cols_ = 0;
   Rates rates_{};
-  DeviceArray u_, v_, u_next_, v_next_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   double gpu_milliseconds_ = 0.0;

@@ -19,15 +19,13 @@
 // the update of a cell read from the tiles (README.md, "The exercise"; hints in HINTS.md).
 #include <cuda_runtime.h>
 
-#include <array>
-#include <cstddef>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gs/cuda_check.hpp"
 #include "gs/device_limits.hpp"
+#include "gs/device_stepper.hpp"
 #include "gs/gpu_stencil.hpp"
 #include "gs/lesson.hpp"
 // What shared_tile.cuh is given (it opens an anonymous namespace of its own): c_stencil, the
@@ -112,31 +110,22 @@ __global__ void __launch_bounds__((kTileCols * kTileRows))
 }
 
 // ---------------------------------------------------------------------------------------------
-// The plumbing: device buffers and launches (as in lesson 04)
+// The stepper: launches (as in lesson 04)
 // ---------------------------------------------------------------------------------------------
 
 using StepKernel = void (*)(int, int, const float*, const float*, float*, float*, Rates);
 
-// Device memory that frees itself (gs::DeviceFloats, common/).
-using DeviceArray = gs::DeviceFloats;
-using gs::device_floats;
-
-// Owns u, v and their next-step buffers on the device; one launch per step, ping-pong.
-class TiledStepper final : public gs::Stepper {
+// One launch per step, ping-pong; u, v and their next-step buffers on the device, the copies in
+// and out and the wait are gs::DeviceStepper's (common/), on the legacy default stream.
+class TiledStepper final : public gs::DeviceStepper {
  public:
-  TiledStepper(StepKernel kernel, dim3 tile) : kernel_(kernel), tile_(tile) {}
+  TiledStepper(StepKernel kernel, dim3 tile)
+      : gs::DeviceStepper(gs::DeviceStream::legacy_default), kernel_(kernel), tile_(tile) {}
 
   void load(const gs::State& state, const Rates& rates) override {
-    rows_ = state.rows;
-    cols_ = state.cols;
     rates_ = rates;
     stencil_ = gs::gpu_stencil(rates.weights);
-    u_ = device_floats(state.size());
-    v_ = device_floats(state.size());
-    u_next_ = device_floats(state.size());
-    v_next_ = device_floats(state.size());
-    GS_CUDA_CHECK(cudaMemcpy(u_.get(), state.u.data(), bytes(), cudaMemcpyHostToDevice));
-    GS_CUDA_CHECK(cudaMemcpy(v_.get(), state.v.data(), bytes(), cudaMemcpyHostToDevice));
+    load_fields(state, state.cols);
   }
 
   void advance(int steps) override {
@@ -144,48 +133,20 @@ class TiledStepper final : public gs::Stepper {
     GS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_stencil, &stencil_, sizeof stencil_, 0,
                                           cudaMemcpyHostToDevice, nullptr));
     // One block per tile, the grid rounded up to whole tiles.
-    const dim3 grid((cols_ + tile_.x - 1) / tile_.x, (rows_ + tile_.y - 1) / tile_.y);
+    const dim3 grid((cols() + tile_.x - 1) / tile_.x, (rows() + tile_.y - 1) / tile_.y);
     for (int step = 0; step < steps; ++step) {
-      kernel_<<<grid, tile_>>>(rows_, cols_, u_.get(), v_.get(), u_next_.get(), v_next_.get(),
+      kernel_<<<grid, tile_>>>(rows(), cols(), current().u, current().v, next().u, next().v,
                                rates_);
       GS_CUDA_CHECK_LAUNCH();
-      std::swap(u_, u_next_);
-      std::swap(v_, v_next_);
+      swap();
     }
   }
 
-  void synchronize() override { GS_CUDA_CHECK(cudaDeviceSynchronize()); }
-
-  void fetch(gs::State& state) override {
-    synchronize();
-    state.rows = rows_;
-    state.cols = cols_;
-    state.u.resize(static_cast<std::size_t>(rows_) * cols_);
-    state.v.resize(static_cast<std::size_t>(rows_) * cols_);
-    GS_CUDA_CHECK(cudaMemcpy(state.u.data(), u_.get(), bytes(), cudaMemcpyDeviceToHost));
-    GS_CUDA_CHECK(cudaMemcpy(state.v.data(), v_.get(), bytes(), cudaMemcpyDeviceToHost));
-  }
-
-  void fetch_v(float* v) override {
-    synchronize();
-    GS_CUDA_CHECK(cudaMemcpy(v, v_.get(), bytes(), cudaMemcpyDeviceToHost));
-  }
-
-  // The current buffers; the kernels run on the legacy default stream.
-  gs::FieldView fields() override {
-    return {u_.get(), v_.get(), cols_, rows_, cols_, gs::Device::gpu, nullptr};
-  }
-
  private:
-  std::size_t bytes() const { return static_cast<std::size_t>(rows_) * cols_ * sizeof(float); }
-
   StepKernel kernel_;
   dim3 tile_;
   gs::GpuStencil stencil_{};
-  int rows_ = 0;
-  int cols_ = 0;
   Rates rates_{};
-  DeviceArray u_, v_, u_next_, v_next_;
 };
 
 // A tile's block must fit this GPU (gs::device_limits(): GS_DEVICE_LIMITS counts): its threads,

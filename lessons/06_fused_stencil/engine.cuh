@@ -1,20 +1,20 @@
 // Lesson 06's engine: what the register pyramid and the steppers stand on, read but not edited.
 // The strips, chunks and the launch plan (plan_tiling); the per-warp walk down a strip with its
-// pyramid of levels in registers (StripWalker); the buffers, the stream and the graph replay every
-// stepper shares (DeviceFields, GpuStepper). It includes what it uses: the device layout
-// (layout.cuh) and the learner's file (shared_blocking.cuh: blocking::nine_term_update(),
-// blocking::advance_through_graph()). stencil.cu includes it at file scope.
+// pyramid of levels in registers (StripWalker); the graph replay every stepper shares (GpuStepper,
+// on common/'s gs::DeviceStepper: the buffers, the stream, the copies in and out). It includes
+// what it uses: the device layout (layout.cuh) and the learner's file (shared_blocking.cuh:
+// blocking::nine_term_update(), blocking::advance_through_graph()). stencil.cu includes it at file
+// scope.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
-#include <limits>
 
 #include "gs/cuda_check.hpp"
 #include "gs/device_limits.hpp"
+#include "gs/device_stepper.hpp"
 #include "gs/params.hpp"
 #include "gs/state.hpp"
 #include "gs/step_coefficients.hpp"
@@ -357,7 +357,7 @@ struct StripWalker {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Plumbing: buffers, launches, graphs
+// Plumbing: launches, graphs, the stepper
 // ---------------------------------------------------------------------------------------------
 
 int ceil_div(int a, int b) {
@@ -400,148 +400,28 @@ struct LaunchShape {
   float side_cost;  // time per row of a side strip's warp over an inner strip's
 };
 
-// The four device buffers (u, v for the current state and for the next) in the pitched layout.
-// Every copy and memset goes to the stepper's stream, the one the kernels run on: that stream
-// does not wait for the legacy default stream (cudaStreamNonBlocking), so a plain cudaMemcpy
-// there could still be writing the state while the first kernel reads it.
-class DeviceFields {
+// What every stepper of this lesson shares: the CUDA graph replay, the coefficients, the
+// device's multiprocessors, and the layout.cuh view of the buffers. The buffers themselves (u, v
+// for the current state and for the next, in the pitched layout), the stream, the copies in and
+// out are gs::DeviceStepper's (common/). A subclass only says which launches advance the state
+// by n steps (enqueue).
+class GpuStepper : public gs::DeviceStepper, public gs::CallersFields {
  public:
-  void allocate(int rows, int cols, cudaStream_t stream) {
-    stream_ = stream;
-    grid_ = {rows, cols, ceil_div(cols, kRowAlignment) * kRowAlignment};
-    const std::size_t count = static_cast<std::size_t>(grid_.rows) * grid_.pitch;
-    for (gs::DeviceFloats& buffer : buffers_) buffer.reset();  // free the old ones first
-    for (gs::DeviceFloats& buffer : scratch_) buffer.reset();
-    scratch_pitch_ = 0;
-    for (gs::DeviceFloats& buffer : buffers_) {
-      buffer = gs::device_floats(count);
-      GS_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, count * sizeof(float), stream_));  // padding
-    }
-    current_ = 0;
-  }
-
-  void upload(const gs::State& state) {
-    copy_in(buffer(2 * current_), state.u.data());
-    copy_in(buffer(2 * current_ + 1), state.v.data());
-  }
-  void download_u(float* u) const { copy_out(u, buffer(2 * current_)); }
-  void download_v(float* v) const { copy_out(v, buffer(2 * current_ + 1)); }
-
-  const Grid& grid() const { return grid_; }
-  ConstFields current() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
-  Fields current_writable() const { return {buffer(2 * current_), buffer(2 * current_ + 1)}; }
-  Fields next() const { return {buffer(2 * (1 - current_)), buffer(2 * (1 - current_) + 1)}; }
-  int& parity() { return current_; }  // which buffer holds the state: 0 or 1
-  void swap() { current_ = 1 - current_; }
-
-  // Fields the caller owns (GpuStepper::advance_fields, gs::CallersFields: lesson 10) as the
-  // current state, in their own pitch; the next pair is scratch of that pitch: this object's next
-  // pair when the pitch is its own, else a pair kept for that pitch. The launches then read and
-  // write them as their own; give_back() returns to this object's buffers, its state untouched.
-  void borrow(Fields caller, int pitch) {
-    Fields scratch = next();
-    if (pitch != grid_.pitch) {
-      if (scratch_pitch_ != pitch) {
-        for (gs::DeviceFloats& buffer : scratch_) buffer.reset();
-        for (gs::DeviceFloats& buffer : scratch_) {
-          buffer = gs::device_floats(static_cast<std::size_t>(grid_.rows) * pitch);
-        }
-        scratch_pitch_ = pitch;
-      }
-      scratch = {scratch_[0].get(), scratch_[1].get()};
-    }
-    own_grid_ = grid_;
-    own_current_ = current_;
-    lent_[0] = caller.u;
-    lent_[1] = caller.v;
-    lent_[2] = scratch.u;
-    lent_[3] = scratch.v;
-    lending_ = true;
-    grid_.pitch = pitch;
-    current_ = 0;
-  }
-  // Ends borrow(): after an odd number of launches the result is in the scratch pair and is
-  // copied into the caller's fields (in stream order). Returns the bytes copied.
-  std::int64_t give_back() {
-    std::int64_t copied = 0;
-    if (current_ == 1) {
-      for (int field = 0; field < 2; ++field) {
-        GS_CUDA_CHECK(cudaMemcpy2DAsync(
-            lent_[field], pitch_bytes(), lent_[2 + field], pitch_bytes(), row_bytes(),
-            static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToDevice, stream_));
-        copied += static_cast<std::int64_t>(row_bytes()) * grid_.rows;
-      }
-    }
-    return_to_own();
-    return copied;
-  }
-  // Back to this object's own buffers, without copying (also when a launch failed).
-  void return_to_own() {
-    if (!lending_) return;
-    lending_ = false;
-    grid_ = own_grid_;
-    current_ = own_current_;
-  }
-
- private:
-  float* buffer(int index) const { return lending_ ? lent_[index] : buffers_[index].get(); }
-  std::size_t pitch_bytes() const { return static_cast<std::size_t>(grid_.pitch) * sizeof(float); }
-  std::size_t row_bytes() const { return static_cast<std::size_t>(grid_.cols) * sizeof(float); }
-  // Copies between pageable host memory and the device, in stream order; each waits until its
-  // copy is done, so the host memory can be reused as soon as it returns.
-  void copy_in(float* device, const float* host) {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(device, pitch_bytes(), host, row_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(grid_.rows), cudaMemcpyHostToDevice,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void copy_out(float* host, const float* device) const {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row_bytes(), device, pitch_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(grid_.rows), cudaMemcpyDeviceToHost,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  cudaStream_t stream_ = nullptr;
-  Grid grid_{0, 0, 0};
-  gs::DeviceFloats buffers_[4];  // u0, v0, u1, v1
-  int current_ = 0;
-  // borrow(): the caller's u, v and the scratch u, v; this object's own grid and parity.
-  bool lending_ = false;
-  float* lent_[4] = {nullptr, nullptr, nullptr, nullptr};
-  Grid own_grid_{0, 0, 0};
-  int own_current_ = 0;
-  gs::DeviceFloats scratch_[2];  // the scratch pair for a pitch other than this object's
-  int scratch_pitch_ = 0;
-};
-
-// What every stepper of this lesson shares: the buffers, a stream, and the CUDA graph replay.
-// A subclass only says which launches advance the state by n steps (enqueue).
-class GpuStepper : public gs::Stepper, public gs::CallersFields {
- public:
-  explicit GpuStepper(bool replay_as_graph) : replay_as_graph_(replay_as_graph) {}
-  GpuStepper(const GpuStepper&) = delete;
-  GpuStepper& operator=(const GpuStepper&) = delete;
-  ~GpuStepper() override {
-    forget_graphs();
-    if (caller_ready_ != nullptr) cudaEventDestroy(caller_ready_);
-    if (stepper_done_ != nullptr) cudaEventDestroy(stepper_done_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
+  explicit GpuStepper(bool replay_as_graph)
+      : gs::DeviceStepper(gs::DeviceStream::own), replay_as_graph_(replay_as_graph) {}
+  ~GpuStepper() override { forget_graphs(); }
 
   void load(const gs::State& state, const gs::Rates& rates) override {
     gs::require_unit_stencil(rates, "lesson 06's steppers");
-    if (stream_ == nullptr) {
-      GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
     // What the plans may count on: this device's limits, or a smaller card's (GS_DEVICE_LIMITS);
     // the subclass checks that its kernels fit them.
     const gs::DeviceLimits& limits = gs::device_limits();
     sm_count_ = limits.multiprocessors;
     plan_launches(limits);
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    synchronize();
     forget_graphs();  // they name the old buffers and rates
-    fields_.allocate(state.rows, state.cols, stream_);
-    fields_.upload(state);
+    // Rows of cols rounded up to 32 floats (layout.cuh), the padding zero.
+    load_fields(state, ceil_div(state.cols, kRowAlignment) * kRowAlignment);
     coefficients_ = gs::step_coefficients(rates);
   }
 
@@ -554,94 +434,32 @@ class GpuStepper : public gs::Stepper, public gs::CallersFields {
     }
     // A frame of 32 steps is recorded the first time and replayed ever after, in one call
     // instead of one launch per kernel (advance_through_graph(), shared_blocking.cuh).
-    blocking::advance_through_graph(graphs_, stream_, steps, fields_.parity(),
+    blocking::advance_through_graph(graphs_, stream(), steps, parity(),
                                     [this](int n) { enqueue(n); });
   }
 
-  void fetch(gs::State& state) override {
-    synchronize();
-    const Grid& g = fields_.grid();
-    state.rows = g.rows;
-    state.cols = g.cols;
-    state.u.resize(static_cast<std::size_t>(g.rows) * static_cast<std::size_t>(g.cols));
-    state.v.resize(state.u.size());
-    fields_.download_u(state.u.data());
-    fields_.download_v(state.v.data());
-  }
-
-  void fetch_v(float* v) override {
-    synchronize();
-    fields_.download_v(v);
-  }
-
-  void synchronize() override {
-    if (stream_ != nullptr) GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  // The current buffers, in the pitched layout, and the stream the kernels run on.
-  gs::FieldView fields() override {
-    const Grid& g = fields_.grid();
-    const Fields current = fields_.current_writable();
-    return {current.u, current.v, g.pitch, g.rows, g.cols, gs::Device::gpu, stream_};
-  }
-
   // Lesson 10: the caller's device fields advanced where they lie, when the kernels can take
-  // their layout (takes_in_place); the caller's stream and this stepper's stream wait for each
-  // other through two events, so the call returns before the work is done. The launches are
-  // enqueued one by one: a recorded graph names the buffers it was recorded with.
+  // their layout: vector_columns() columns per load and store (gs::DeviceStepper, common/).
   gs::FieldsAdvance advance_fields(const gs::FieldView& caller, int steps) override {
-    if (stream_ == nullptr || !takes_in_place(caller)) return {};
-    if (steps <= 0) return {true, 0};
-    const auto caller_stream = static_cast<cudaStream_t>(caller.stream);
-    if (caller_ready_ == nullptr) {
-      GS_CUDA_CHECK(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
-      GS_CUDA_CHECK(cudaEventCreateWithFlags(&stepper_done_, cudaEventDisableTiming));
-    }
-    GS_CUDA_CHECK(cudaEventRecord(caller_ready_, caller_stream));
-    GS_CUDA_CHECK(cudaStreamWaitEvent(stream_, caller_ready_, 0));
-    fields_.borrow({caller.u, caller.v}, static_cast<int>(caller.pitch));
-    std::int64_t copied = 0;
-    try {
-      enqueue(steps);
-      copied = fields_.give_back();
-    } catch (...) {
-      fields_.return_to_own();
-      throw;
-    }
-    GS_CUDA_CHECK(cudaEventRecord(stepper_done_, stream_));
-    GS_CUDA_CHECK(cudaStreamWaitEvent(caller_stream, stepper_done_, 0));
-    return {true, copied};
+    return advance_callers_fields(caller, steps, vector_columns(), [this](int n) { enqueue(n); });
   }
 
  protected:
-  // Columns a thread loads and stores as one vector (2 for float2): the caller's rows must start
-  // on such a boundary, and no vector may reach past the last column into memory the caller did
-  // not hand over.
+  // Columns a thread loads and stores as one vector (2 for float2).
   virtual int vector_columns() const { return 1; }
 
-  // Whether the kernels can work on the caller's fields as they lie: device memory of this grid's
-  // size, u and v with the same pitch, aligned for vector_columns().
-  bool takes_in_place(const gs::FieldView& caller) const {
-    const Grid& g = fields_.grid();
-    const int vector = vector_columns();
-    const auto aligned = [vector](const float* p) {
-      return reinterpret_cast<std::uintptr_t>(p) % (sizeof(float) * vector) == 0;
-    };
-    return caller.available() && caller.v != nullptr && caller.device == gs::Device::gpu &&
-           caller.rows == g.rows && caller.cols == g.cols && caller.pitch >= g.cols &&
-           caller.pitch <= std::numeric_limits<int>::max() && caller.cols % vector == 0 &&
-           caller.pitch % vector == 0 && aligned(caller.u) && aligned(caller.v);
-  }
-
-  // Enqueues on stream() the launches that advance the state by `steps`; after each launch it
-  // calls buffers().swap(), so the next launch reads what this one wrote.
+  // Enqueues on stream() the launches that advance the state by `steps`, from current_fields()
+  // into next_fields(); after each launch it calls swap(), so the next launch reads what this
+  // one wrote.
   virtual void enqueue(int steps) = 0;
   // Fits the launches to the device's `limits` (at every load()): throws
   // gs::InvalidParameter when a kernel cannot run within them, or picks a smaller plan.
   virtual void plan_launches(const gs::DeviceLimits& limits) = 0;
 
-  cudaStream_t stream() const { return stream_; }
-  DeviceFields& buffers() { return fields_; }
+  // The buffers as the kernels take them (layout.cuh).
+  Grid grid() const { return {rows(), cols(), pitch()}; }
+  ConstFields current_fields() const { return {current().u, current().v}; }
+  Fields next_fields() const { return {next().u, next().v}; }
   const Coefficients& coefficients() const { return coefficients_; }
   int sm_count() const { return sm_count_; }
 
@@ -652,11 +470,7 @@ class GpuStepper : public gs::Stepper, public gs::CallersFields {
   }
 
   bool replay_as_graph_;
-  cudaStream_t stream_ = nullptr;
   int sm_count_ = 1;
-  cudaEvent_t caller_ready_ = nullptr;  // advance_fields: the caller's stream has queued its work
-  cudaEvent_t stepper_done_ = nullptr;  // advance_fields: this stepper's work is done
-  DeviceFields fields_;
   Coefficients coefficients_{};
   FrameGraphs graphs_;
 };

@@ -21,8 +21,8 @@
 //
 // The file you edit is shared_blocking.cuh: the update of one cell, the shared-memory blocking
 // kernel, and the replay of a frame as a CUDA graph. engine.cuh holds the machinery (the register
-// pyramid, its launch plan, buffers, the stepper every implementation shares): read it, do not
-// edit it.
+// pyramid, its launch plan, the stepper every implementation shares, on common/'s
+// gs::DeviceStepper: the buffers): read it, do not edit it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,8 +56,8 @@
 // on its own (LEARNER_ALONE): it sees layout.cuh, not this file.
 #include <shared_blocking.cuh>
 
-// The register pyramid, its launch plan, the buffers and the stepper every implementation shares
-// (it includes layout.cuh and shared_blocking.cuh itself).
+// The register pyramid, its launch plan and the stepper every implementation shares (it includes
+// layout.cuh and shared_blocking.cuh itself).
 #include "engine.cuh"
 
 namespace {
@@ -323,16 +323,16 @@ class FusedStepper final : public GpuStepper {
   }
 
   void enqueue(int steps) override {
-    const Grid& g = buffers().grid();
+    const Grid g = grid();
     const dim3 block(kFusedBlockCols, kFusedBlockRows);
     const dim3 blocks(
         static_cast<unsigned>(ceil_div(g.cols, kFusedBlockCols)),
         static_cast<unsigned>(ceil_div(g.rows, kFusedBlockRows * kFusedRowsPerThread)));
     for (int step = 0; step < steps; ++step) {
-      fused_step_kernel<<<blocks, block, 0, stream()>>>(buffers().current(), buffers().next(), g,
+      fused_step_kernel<<<blocks, block, 0, stream()>>>(current_fields(), next_fields(), g,
                                                         coefficients());
       GS_CUDA_CHECK_LAUNCH();
-      buffers().swap();
+      swap();
     }
   }
 };
@@ -369,9 +369,9 @@ class SharedBlockingStepper final : public GpuStepper {
   void enqueue(int steps) override {
     for (int done = 0; done < steps;) {
       const int now = std::min(steps_per_launch_, steps - done);
-      launch_shared_blocking<blocking::kBlockingSteps>(now, buffers().current(), buffers().next(),
-                                                       buffers().grid(), coefficients(), stream());
-      buffers().swap();
+      launch_shared_blocking<blocking::kBlockingSteps>(now, current_fields(), next_fields(), grid(),
+                                                       coefficients(), stream());
+      swap();
       done += now;
     }
   }
@@ -408,10 +408,9 @@ class TemporalStepper final : public GpuStepper {
     const LaunchShape shape{sm_count(), warps_per_sm_, threads_per_block_, side_cost_};
     for (int done = 0; done < steps;) {
       const int now = std::min(steps_per_launch_, steps - done);
-      launch_temporal<kMaxSteps, kCols>(now, buffers().current(), buffers().next(),
-                                        buffers().grid(), coefficients(), shape, blocks_per_sm_,
-                                        stream());
-      buffers().swap();
+      launch_temporal<kMaxSteps, kCols>(now, current_fields(), next_fields(), grid(),
+                                        coefficients(), shape, blocks_per_sm_, stream());
+      swap();
       done += now;
     }
   }

@@ -325,7 +325,7 @@ class Pipeline {
       const cudaStream_t compute = compute_stream();
       GS_CUDA_CHECK(cudaEventRecord(device.computing.get(), compute));
       batches.advance(*stepper_, params_.steps_per_frame, frame);
-      const gs::FieldView view = stepper_->fields();  // after advance: the buffer now current
+      const gs::FieldView view = gs::fields_of(*stepper_);  // after advance: the buffer now current
       float* snapshot = device.snapshot.get();
       auto* not_finite = reinterpret_cast<unsigned int*>(snapshot + cells_);
       GS_CUDA_CHECK(cudaMemsetAsync(not_finite, 0, sizeof(unsigned int), compute));
@@ -423,7 +423,7 @@ class Pipeline {
   void prepare_slots() {
     const std::size_t slot_floats = cells_ + 1;
 #if GS_HAVE_CUDA
-    const gs::FieldView view = stepper_->fields();
+    const gs::FieldView view = gs::fields_of(*stepper_);
     gpu_ = writer_ && view.available() && view.device == gs::Device::gpu;
     if (gpu_) {
       GS_CUDA_CHECK(cudaGetDevice(&device_));

@@ -229,9 +229,9 @@ RankSlab::RankSlab(const gs::Implementation& implementation, const HaloPlan& pla
   }
 #endif
   stepper_->load(gs::State(extended_rows(), plan_.cols), gs::Rates{});
-  if (!stepper_->fields().available()) {
+  if (!gs::fields_of(*stepper_).available()) {
     throw std::invalid_argument("'" + implementation.name +
-                                "' offers no view of its fields (Stepper::fields), which the "
+                                "' offers no view of its fields (gs::HoldsFields), which the "
                                 "halo exchange needs; choose another with --impl");
   }
 }
@@ -265,7 +265,7 @@ std::pair<double, double> RankSlab::connect() {
   if (transport_ == Transport::peer) {
     transport_note_ = PeerExchange::problem(plan_, MPI_COMM_WORLD);  // the same on every rank
     if (transport_note_.empty()) {
-      peer_ = std::make_unique<PeerExchange>(plan_, stepper_->fields().pitch, MPI_COMM_WORLD);
+      peer_ = std::make_unique<PeerExchange>(plan_, gs::fields_of(*stepper_).pitch, MPI_COMM_WORLD);
     } else if (GS_HAVE_NCCL && !ranks_share_a_gpu(MPI_COMM_WORLD)) {
       transport_ = Transport::nccl;
     } else {  // NCCL refuses two ranks on one GPU: through host memory then
@@ -294,8 +294,8 @@ std::pair<double, double> RankSlab::connect() {
     if (everywhere == 1) {
       try {
         edge_first_ = std::make_unique<EdgeFirst>(plan_, implementation_.create(), nccl_);
-        edge_first_->load(gs::Rates{}, stepper_->fields());
-        edge_first_->period(stepper_->fields());  // records its graph, NCCL's calls included
+        edge_first_->load(gs::Rates{}, gs::fields_of(*stepper_));
+        edge_first_->period(gs::fields_of(*stepper_));  // records its graph, NCCL's calls included
         GS_CUDA_CHECK(cudaStreamSynchronize(edge_first_->stream()));
       } catch (const std::invalid_argument& error) {
         overlap_note_ = error.what();
@@ -328,8 +328,8 @@ void RankSlab::load(const gs::State& extended, const gs::Rates& rates) {
   steps_since_exchange_ = 0;  // the halos hold exact rows
 #if GS_HAVE_NCCL
   if (edge_first_ != nullptr) {  // the first period starts at once, from the state loaded
-    attempt([&] { edge_first_->load(rates, stepper_->fields()); });
-    edge_first_->period(stepper_->fields());
+    attempt([&] { edge_first_->load(rates, gs::fields_of(*stepper_)); });
+    edge_first_->period(gs::fields_of(*stepper_));
   }
 #endif
 }
@@ -343,7 +343,7 @@ void RankSlab::advance(int steps) {
     steps -= now;
 #if GS_HAVE_NCCL
     if (overlapped() && steps_since_exchange_ == plan_.halo) {
-      edge_first_->period(stepper_->fields());
+      edge_first_->period(gs::fields_of(*stepper_));
       steps_since_exchange_ = 0;
     }
 #endif
@@ -351,7 +351,7 @@ void RankSlab::advance(int steps) {
 }
 
 void RankSlab::exchange() {
-  const gs::FieldView view = stepper_->fields();
+  const gs::FieldView view = gs::fields_of(*stepper_);
   if (!view.available()) throw std::logic_error("the stepper's fields are gone: no exchange");
   if (view.device == gs::Device::cpu) {
     exchange_with_mpi(plan_, view.u, view.pitch, MPI_COMM_WORLD);

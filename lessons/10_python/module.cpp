@@ -93,7 +93,7 @@ class InPlace final : public Work {
   gs::FieldView fields_;
 };
 
-// The caller's fields copied into the stepper's own (Stepper::fields()), advanced there, and
+// The caller's fields copied into the stepper's own (gs::fields_of()), advanced there, and
 // copied back by finish(): for a stepper that works only on its own buffers, or a layout its
 // kernels cannot take, and for host arrays (on a GPU stepper: across PCIe, counted). Both copies
 // run on the stepper's stream: the first after the work queued on the caller's stream, and the
@@ -103,7 +103,7 @@ class CopiedThrough final : public Work {
  public:
   CopiedThrough(gs::Stepper& stepper, const gs::FieldView& caller, const gs::Rates& rates)
       : stepper_(stepper), caller_(caller) {
-    const gs::FieldView own = stepper_.fields();
+    const gs::FieldView own = gs::fields_of(stepper_);
     if (!own.available()) {
       if (caller_.device == gs::Device::gpu) {
         throw ArrayError("this implementation offers no view of its fields: pass host arrays");
@@ -122,7 +122,7 @@ class CopiedThrough final : public Work {
   void wait() override { stepper_.synchronize(); }
   // The state back into the caller's fields (also after an interruption: a finished batch).
   void finish() {
-    const gs::FieldView own = stepper_.fields();
+    const gs::FieldView own = gs::fields_of(stepper_);
     if (!own.available()) {
       gs::State state;
       stepper_.fetch(state);
@@ -269,7 +269,7 @@ class Engine {
   // The current state, copied into two new NumPy arrays (one when only_v / only_u).
   py::array_t<float> copy_out(bool v_field) {
     py::array_t<float> out({target_.rows, target_.cols});
-    const gs::FieldView view = stepper_->fields();
+    const gs::FieldView view = gs::fields_of(*stepper_);
     if (view.available()) {
       float* from = v_field ? view.v : view.u;
       copy_rows(out.mutable_data(), target_.cols, gs::Device::cpu, from, view.pitch, view.device,
@@ -325,7 +325,7 @@ class Simulation final : public Engine {
                 target_.rows, target_.cols, nullptr);
       load_host(state);
     } else {  // device arrays into the stepper's device fields: no byte crosses PCIe
-      const gs::FieldView own = stepper_->fields();
+      const gs::FieldView own = gs::fields_of(*stepper_);
       if (!own.available()) throw ArrayError("this implementation offers no view of its fields");
       stream_waits_for(own.stream, nullptr);  // after what the caller queued (legacy stream)
       copy_rows(own.u, own.pitch, own.device, view.u, view.pitch, view.device, target_.rows,
@@ -346,7 +346,7 @@ class Simulation final : public Engine {
     OwnState work(*stepper_);
     advance_released(work, steps, batching_, steps_);
     if (target_.device == gs::Device::cpu && steps > 0) {
-      const gs::FieldView view = stepper_->fields();
+      const gs::FieldView view = gs::fields_of(*stepper_);
       if (view.available() && view.device == gs::Device::cpu) {
         require_finite_v(view.v, view.pitch);
       } else {

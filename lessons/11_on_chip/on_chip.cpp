@@ -25,7 +25,7 @@
 // lanes of a warp in lockstep (HostWarp: a value is the 32 lanes' floats). So the tests check the
 // kernel's own walk, bands, barriers and exchanges on any machine, and the kernel on a GPU.
 // The two kinds of warp are in warps.hpp; the stepper around the kernel (the plan for the
-// device, the buffers, the launch) in stepper.cuh.
+// device, the launch, on common/'s gs::DeviceStepper) in stepper.cuh.
 #include "on_chip.hpp"
 
 #include <algorithm>
@@ -50,6 +50,7 @@
 
 #include "gs/cuda_check.hpp"
 #include "gs/device_limits.hpp"
+#include "gs/device_stepper.hpp"
 #endif
 
 // The two kinds of warp the walk runs on, and the macros of a host-and-device walk.

@@ -1,6 +1,7 @@
 // Lesson 11's stepper: what turns the kernel into a gs::Stepper (the plan for the device, the
-// buffers, the cooperative launch of a frame, the copies in and out). Plumbing around the
-// lesson's idea; included once, by on_chip.cpp, after the kernel.
+// cooperative launch of a frame; the buffers and the copies in and out on common/'s
+// gs::DeviceStepper). Plumbing around the lesson's idea; included once, by on_chip.cpp, after the
+// kernel.
 #pragma once
 
 namespace on_chip {
@@ -50,15 +51,12 @@ std::optional<TilePlan> plan_for_device(int rows, int cols, int halo, std::strin
   return plan;
 }
 
-class OnChipStepper : public gs::Stepper {
+// The buffers (u and v of two pairs, rows of the plan's pitch), the stream, the copies in and
+// out are gs::DeviceStepper's (common/); here the plan, the kernel's choice and a frame's launch.
+class OnChipStepper : public gs::DeviceStepper {
  public:
-  explicit OnChipStepper(int halo) : halo_(halo) {}
-  OnChipStepper(const OnChipStepper&) = delete;
-  OnChipStepper& operator=(const OnChipStepper&) = delete;
-  ~OnChipStepper() override {
-    drop_graphs();
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
+  explicit OnChipStepper(int halo) : gs::DeviceStepper(gs::DeviceStream::own), halo_(halo) {}
+  ~OnChipStepper() override { drop_graphs(); }
 
   void load(const gs::State& state, const gs::Rates& rates) override {
     gs::require_unit_stencil(rates, "l11-on-chip");
@@ -81,17 +79,10 @@ class OnChipStepper : public gs::Stepper {
                                  std::to_string(kernel_.threads) +
                                  " threads cannot all be resident at once on this GPU");
     }
-    if (stream_ == nullptr) {
-      GS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const std::size_t count = static_cast<std::size_t>(plan_.rows) * plan_.pitch;
-    for (gs::DeviceFloats& buffer : buffers_) buffer = gs::device_floats(count);
-    current_ = 0;
-    copy_in(buffer(0, 0), state.u.data());
-    copy_in(buffer(0, 1), state.v.data());
+    synchronize();
+    drop_graphs();  // they hold the old buffers, plan and rates
+    load_fields(state, plan_.pitch);
     coefficients_ = gs::step_coefficients(rates);
-    drop_graphs();                                      // they hold the old buffers, plan and rates
     const char* graphs = std::getenv("GS_L11_GRAPHS");  // a knob for measuring: 0 launches directly
     use_graphs_ = graphs == nullptr || std::atoi(graphs) != 0;
   }
@@ -105,13 +96,13 @@ class OnChipStepper : public gs::Stepper {
       GS_CUDA_CHECK(launch_frame(steps));
       GS_CUDA_CHECK_LAUNCH();
     } else {
-      const std::pair<int, int> key{steps, current_};
+      const std::pair<int, int> key{steps, parity()};
       auto recorded = graphs_.find(key);
       if (recorded == graphs_.end()) {
-        GS_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        GS_CUDA_CHECK(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
         const cudaError_t launched = launch_frame(steps);
         cudaGraph_t graph = nullptr;
-        const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+        const cudaError_t ended = cudaStreamEndCapture(stream(), &graph);
         GS_CUDA_CHECK(launched);
         GS_CUDA_CHECK(ended);
         cudaGraphExec_t exec = nullptr;
@@ -120,61 +111,21 @@ class OnChipStepper : public gs::Stepper {
         GS_CUDA_CHECK(instantiated);
         recorded = graphs_.emplace(key, exec).first;
       }
-      GS_CUDA_CHECK(cudaGraphLaunch(recorded->second, stream_));
+      GS_CUDA_CHECK(cudaGraphLaunch(recorded->second, stream()));
     }
     // The tiles went back into the buffer of exchange number `rounds` (1: the other pair).
     const int rounds = (steps + plan_.halo - 1) / plan_.halo;
-    if (rounds % 2 == 1) current_ = 1 - current_;
-  }
-
-  void fetch(gs::State& state) override {
-    synchronize();
-    state.rows = plan_.rows;
-    state.cols = plan_.cols;
-    state.u.resize(static_cast<std::size_t>(plan_.rows) * plan_.cols);
-    state.v.resize(state.u.size());
-    copy_out(state.u.data(), buffer(current_, 0));
-    copy_out(state.v.data(), buffer(current_, 1));
-  }
-
-  void fetch_v(float* v) override {
-    synchronize();
-    copy_out(v, buffer(current_, 1));
-  }
-
-  void synchronize() override {
-    if (stream_ != nullptr) GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  gs::FieldView fields() override {
-    return {buffer(current_, 0), buffer(current_, 1), plan_.pitch, plan_.rows,
-            plan_.cols,          gs::Device::gpu,     stream_};
+    if (rounds % 2 == 1) swap();
   }
 
  private:
-  float* buffer(int pair, int field) const { return buffers_[2 * pair + field].get(); }
-  std::size_t pitch_bytes() const { return static_cast<std::size_t>(plan_.pitch) * sizeof(float); }
-  std::size_t row_bytes() const { return static_cast<std::size_t>(plan_.cols) * sizeof(float); }
-  void copy_in(float* device, const float* host) {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(device, pitch_bytes(), host, row_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyHostToDevice,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  void copy_out(float* host, const float* device) const {
-    GS_CUDA_CHECK(cudaMemcpy2DAsync(host, row_bytes(), device, pitch_bytes(), row_bytes(),
-                                    static_cast<std::size_t>(plan_.rows), cudaMemcpyDeviceToHost,
-                                    stream_));
-    GS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-
-  // The kernel's launch for a frame of `steps` from the pair current_, cooperative (every block
+  // The kernel's launch for a frame of `steps` from the current pair, cooperative (every block
   // resident at once); its error, not thrown, so that a recording can be ended first.
   cudaError_t launch_frame(int steps) {
-    float* u0 = buffer(current_, 0);
-    float* v0 = buffer(current_, 1);
-    float* u1 = buffer(1 - current_, 0);
-    float* v1 = buffer(1 - current_, 1);
+    float* u0 = current().u;
+    float* v0 = current().v;
+    float* u1 = next().u;
+    float* v1 = next().v;
     void* arguments[] = {&plan_, &coefficients_, &u0, &v0, &u1, &v1, &steps};
     cudaLaunchAttribute cooperative{};
     cooperative.id = cudaLaunchAttributeCooperative;
@@ -183,7 +134,7 @@ class OnChipStepper : public gs::Stepper {
     config.gridDim = dim3(static_cast<unsigned>(plan_.tiles()));
     config.blockDim = dim3(static_cast<unsigned>(kernel_.threads));
     config.dynamicSmemBytes = static_cast<std::size_t>(kept_bytes(plan_));
-    config.stream = stream_;
+    config.stream = stream();
     config.attrs = &cooperative;
     config.numAttrs = 1;
     return cudaLaunchKernelExC(&config, kernel_.kernel, arguments);
@@ -199,9 +150,6 @@ class OnChipStepper : public gs::Stepper {
   TilePlan plan_{};
   KernelChoice kernel_{};
   Coefficients coefficients_{};
-  cudaStream_t stream_ = nullptr;
-  gs::DeviceFloats buffers_[4];  // u and v of pair 0, then of pair 1
-  int current_ = 0;              // the pair that holds the state
 };
 
 }  // namespace

@@ -25,11 +25,12 @@ class Diverged : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// @brief Where a stepper keeps its current state, for code that works on the fields in place
-///        instead of copying them through fetch(): lesson 07's asynchronous frame copies, lesson
-///        08's halo exchange. Valid until the next load() or advance(). The cells may be read
-///        and written (on a GPU, in order on `stream`); the next advance() continues from what
-///        they hold. The padding between `cols` and `pitch` must not be written.
+/// @brief Where a stepper keeps its current state (HoldsFields), for code that works on the
+///        fields in place instead of copying them through fetch(): lesson 07's asynchronous
+///        frame copies, lesson 08's halo exchange. Valid until the next load() or advance(). The
+///        cells may be read and written (on a GPU, in order on `stream`); the next advance()
+///        continues from what they hold. The padding between `cols` and `pitch` must not be
+///        written.
 struct FieldView {
   float* u = nullptr;           ///< Cell (0, 0) of u; nullptr when the stepper offers no view.
   float* v = nullptr;           ///< Cell (0, 0) of v.
@@ -55,7 +56,10 @@ struct FieldsAdvance {
 ///
 /// The life cycle is load() once, then advance() and fetch_v() per frame. A GPU stepper uploads
 /// in load(), keeps the fields on the device, and downloads only in fetch_v() and fetch():
-/// the data crosses PCIe once each way, not once per step.
+/// the data crosses PCIe once each way, not once per step. What only some steppers can do is a
+/// capability beside this interface, which the code that uses it asks for: a view of the fields
+/// where they lie (HoldsFields, fields_of()), the advance of fields the caller owns
+/// (CallersFields, callers_fields_of()).
 class Stepper {
  public:
   virtual ~Stepper() = default;
@@ -79,15 +83,34 @@ class Stepper {
 
   /// @brief Waits until every step asked for so far is done (a no-op on the CPU).
   virtual void synchronize() {}
-
-  /// @brief The current state in the stepper's own memory (see FieldView); the default offers
-  ///        none, and code that needs one falls back to fetch().
-  virtual FieldView fields() { return {}; }
 };
+
+/// @brief A capability a stepper may add to Stepper: a view of the state where it keeps it.
+///        Most steppers of the course have one (every gs::DeviceStepper does); the code that
+///        can use it asks for it with fields_of() and falls back to fetch() where it is absent.
+class HoldsFields {
+ public:
+  virtual ~HoldsFields() = default;
+
+  /// @brief The current state in the stepper's own memory (see FieldView).
+  virtual FieldView fields() = 0;
+};
+
+/// @brief The HoldsFields capability of @p stepper, or nullptr when it has none.
+inline HoldsFields* holds_fields_of(Stepper& stepper) {
+  return dynamic_cast<HoldsFields*>(&stepper);
+}
+
+/// @brief The current state of @p stepper where it keeps it (HoldsFields::fields()), or a view
+///        that is not available() when the stepper offers none.
+inline FieldView fields_of(Stepper& stepper) {
+  HoldsFields* holds = holds_fields_of(stepper);
+  return holds != nullptr ? holds->fields() : FieldView{};
+}
 
 /// @brief A capability a stepper may add to Stepper: advancing fields the caller owns, where they
 ///        lie. Most steppers work on their own buffers only; the code that can use this asks for
-///        it with callers_fields_of() and copies through Stepper::fields() where it is absent.
+///        it with callers_fields_of() and copies through fields_of() where it is absent.
 class CallersFields {
  public:
   virtual ~CallersFields() = default;
