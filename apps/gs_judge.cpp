@@ -13,7 +13,7 @@
 // What it runs, per lesson build (its table below): the lesson's program with each of the
 // lesson's implementations (01-06, 11), the program through lesson 07's frame loop, lesson 08's
 // ranks under mpiexec and the round of its peer exchange (written down by the program's
-// `protocol` mode, walked here on lessons/08_multi_gpu/round_model.hpp), lesson 09's sweep (each
+// `protocol` mode, walked here on tests/judge/round_check.hpp), lesson 09's sweep (each
 // member against its own rates), lesson 10's module through tests/judge/lesson10_runner.py. Exit
 // status: 0 pass, 1 fail, 2 usage; the verdict and every case, as JSON, in --json.
 #include <fcntl.h>
@@ -50,7 +50,7 @@
 #include "gs/program.hpp"
 #include "gs/reference.hpp"
 #include "gs/state.hpp"
-#include "round_model.hpp"  // lessons/08_multi_gpu/: the peer round's contract, no learner code
+#include "round_check.hpp"  // tests/judge/: the model of lesson 08's ranks, no learner code
 
 namespace {
 
@@ -602,18 +602,19 @@ std::string check_result(Shape shape, const Case& c, const std::string& folder) 
 }
 
 // Lesson 08's round of the peer exchange, as the program's `protocol` mode prints it ("done N:
-// post 1; fence; ..." for N = 0, 1, ...), walked on the model of two and three ranks. "" when it
-// keeps the contract, else why not.
+// post 1; fence; ..." for N = 0, 1, ...), walked on the model of the ranks as the point test walks
+// it (round_check::check_contract(): two and three ranks). "" when it keeps the contract, else why
+// not.
 std::string check_protocol(const std::string& output) {
-  std::map<unsigned long long, std::vector<round_model::Step>> rounds;
+  std::map<unsigned long long, std::vector<round_check::Step>> rounds;
   std::istringstream lines(output);
   std::string line;
   while (std::getline(lines, line)) {
     unsigned long long done = 0;
     int used = 0;
     if (std::sscanf(line.c_str(), "done %llu: %n", &done, &used) != 1 || used == 0) continue;
-    std::vector<round_model::Step> steps;
-    if (!round_model::parse_round(line.substr(static_cast<std::size_t>(used)), steps)) {
+    std::vector<round_check::Step> steps;
+    if (!round_check::parse_round(line.substr(static_cast<std::size_t>(used)), steps)) {
       return "the program's round of a block that finished " + std::to_string(done) +
              " rounds is not a list of the Block's operations: " + line.substr(0, 200);
     }
@@ -628,14 +629,10 @@ std::string check_protocol(const std::string& output) {
     return found->second;
   };
   try {
-    for (const int ranks : {2, 3}) {
-      const std::string trouble = round_model::check(round_of, ranks, 6);
-      if (!trouble.empty()) return std::to_string(ranks) + " ranks: " + trouble;
-    }
+    return round_check::check_contract(round_of);
   } catch (const std::runtime_error& error) {
     return error.what();
   }
-  return "";
 }
 
 Verdict judge_one(const Options& o, Shape shape, const Graded& graded, const Case& c, int index) {

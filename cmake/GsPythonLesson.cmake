@@ -5,8 +5,10 @@
 #   gs_find_python_tools(<reason-variable>)   # sets GS_PYTHON_READY; the reason when not ready
 #   gs_add_python_lesson(NUMBER 10 TOPIC python MODULE grayscott BODY module.cpp arrays.cpp
 #                        LEARNER from_dlpack.hpp binding.hpp LEARNER_ALONE USES 01 02 06
-#                        LAUNCHER run_python.cpp TESTS test_lesson10.py
-#                        GROUPS TestFirstCase:cpu TestCupy:gpu ...)
+#                        TESTS test_lesson10.py GROUPS TestFirstCase:cpu TestCupy:gpu ...)
+#
+# The lesson's programs (the Python the module was built for, with the module first on its path;
+# the same running the pytest suite) are course/lesson_python_main.cpp, built around each module.
 #
 # USES, as gs_add_lesson's (cmake/GsLesson.cmake): the lessons whose solutions' steppers the
 # EXERCISE's module holds, each of a lower number (USES NONE: the reference alone), through a
@@ -185,9 +187,9 @@ endfunction()
 
 # A program that starts the Python a module was built for with @module_dir first on its path:
 # @program script.py ..., or, for a program named test_*, the same running the pytest suite
-# @tests (@program [pytest flags]).
-function(_gs_python_launcher program module_target variant module_dir launcher tests)
-  add_executable(${program} ${launcher})
+# @tests (@program [pytest flags]): course/lesson_python_main.cpp.
+function(_gs_python_launcher program module_target variant module_dir tests)
+  add_executable(${program} ${PROJECT_SOURCE_DIR}/course/lesson_python_main.cpp)
   target_compile_definitions(${program} PRIVATE
     GS_PROGRAM_NAME="${program}" GS_PYTHON_EXECUTABLE="${Python_EXECUTABLE}"
     GS_MODULE_DIR="${module_dir}" GS_BUILD_DIR="${PROJECT_BINARY_DIR}"
@@ -205,7 +207,7 @@ function(_gs_python_launcher program module_target variant module_dir launcher t
 endfunction()
 
 function(gs_add_python_lesson)
-  cmake_parse_arguments(ARG "LEARNER_ALONE" "NUMBER;TOPIC;MODULE;LAUNCHER;TESTS"
+  cmake_parse_arguments(ARG "LEARNER_ALONE" "NUMBER;TOPIC;MODULE;TESTS"
                         "BODY;LEARNER;GROUPS;LIBRARIES;USES" ${ARGN})
   set(lesson lesson${ARG_NUMBER})
   set(body_dir ${PROJECT_SOURCE_DIR}/lessons/${ARG_NUMBER}_${ARG_TOPIC})
@@ -285,8 +287,7 @@ function(gs_add_python_lesson)
     # (test_lessonNN_<variant> [pytest flags]): what gs_add_lesson() names the lesson's program
     # and test suite, so scripts/grade.sh and lessons.tsv treat the lesson as any other.
     foreach(program ${lesson}_${variant} test_${lesson}_${variant})
-      _gs_python_launcher(${program} ${module_target} ${variant} ${module_dir}
-                          ${body_dir}/${ARG_LAUNCHER} ${tests})
+      _gs_python_launcher(${program} ${module_target} ${variant} ${module_dir} ${tests})
     endforeach()
     # The suite compares the module with a gray_scott of the same registry (its --list, its
     # messages): gs_python_lesson_program() names it (GS_GRAY_SCOTT) and adds the dependency.
@@ -314,7 +315,7 @@ function(gs_add_python_lesson)
   # What a point fixture's module is made of (gs_add_python_point_fixture()).
   string(REPLACE ";" "," body "${ARG_BODY}")
   set_property(GLOBAL PROPERTY GS_PYTHON_LESSON_${ARG_NUMBER}_PARTS
-               "${ARG_TOPIC}|${ARG_MODULE}|${body}|${body_dir}/${ARG_LAUNCHER}|${tests}")
+               "${ARG_TOPIC}|${ARG_MODULE}|${body}|${tests}")
   gs_record_lesson_build(NUMBER ${ARG_NUMBER} TOPIC ${ARG_TOPIC} KIND python PROVIDES module
                          LEARNER ${ARG_LEARNER} LABELS cpu gpu)
   # The libraries the module links (common/, and what its program adds: the registry of every
@@ -396,8 +397,7 @@ function(gs_add_python_point_fixture)
   list(GET parts 0 topic)
   list(GET parts 1 module)
   list(GET parts 2 body)
-  list(GET parts 3 launcher)
-  list(GET parts 4 tests)
+  list(GET parts 3 tests)
   string(REPLACE "|" ";" program "${program}")
   list(GET program 0 program_dir)
   list(SUBLIST program 1 -1 program_sources)
@@ -419,7 +419,7 @@ function(gs_add_python_point_fixture)
   target_compile_definitions(${target} PRIVATE GS_MODULE_LESSONS="")
   set_property(GLOBAL APPEND PROPERTY GS_PYTHON_MODULES ${target})
   set(runner test_${lesson}_fixture_${ARG_FIXTURE})
-  _gs_python_launcher(${runner} ${target} fixture ${module_dir} ${launcher} ${tests})
+  _gs_python_launcher(${runner} ${target} fixture ${module_dir} ${tests})
   add_test(NAME ${lesson}.point_fixture.${ARG_FIXTURE} COMMAND ${runner} -k ${ARG_TEST})
   set_tests_properties(${lesson}.point_fixture.${ARG_FIXTURE} PROPERTIES
     LABELS "${lesson};selftest;cpu" PASS_REGULAR_EXPRESSION "${ARG_REASON}"

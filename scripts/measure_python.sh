@@ -26,8 +26,8 @@ for round in 1 2 3; do
   run "$python" benchmarks/peers/grayscott_module.py --no-output --csv "$official"
 done
 run "$python" benchmarks/peers/jax_3x3.py --no-output --csv "$official"
-run "$python" lessons/10_python/school_cupy.py --no-output --csv "$official"
-run "$python" lessons/10_python/school_jax.py --no-output --csv "$official"
+run "$python" benchmarks/peers/school_cupy.py --no-output --csv "$official"
+run "$python" benchmarks/peers/school_jax.py --no-output --csv "$official"
 run "$python" benchmarks/peers/cupy_slices.py --no-output --max-seconds 10 --csv "$official"
 run "$python" benchmarks/module/call_cost.py --gs-benchmark "$build/bin/gs_benchmark" \
   --csv "$out/lesson10-call-cost.csv"

@@ -90,7 +90,7 @@ void expect_reference_frames(const std::string& path, int rows, int cols, int fr
 
 // The lesson's point: the round of the peer exchange (halo_exchange.hpp) keeps its contract in
 // every order in which two and three ranks' operations can interleave, six exchanges in a row
-// (tests/point/lesson08_point.hpp; the model is lessons/08_multi_gpu/round_model.hpp). No GPU
+// (tests/point/lesson08_point.hpp; the model is tests/judge/round_check.hpp). No GPU
 // needed: a GPU run would show a lost or half-seen row once in many runs, if ever.
 TEST(Lesson08Point, ThePeerRoundKeepsItsContractInEveryOrder) {
   const std::string trouble = lesson08_point::check_round();

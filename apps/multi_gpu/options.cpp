@@ -14,6 +14,7 @@
 #include "gs/hdf5_io.hpp"
 #include "gs/output_file.hpp"
 #include "gs/params.hpp"
+#include "session.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +41,7 @@
 #include "gs/timing.hpp"
 #include "options.hpp"
 #include "ranks.hpp"  // lessons/08_multi_gpu/
+#include "session.hpp"
 
 namespace GS_LESSON_NAMESPACE {
 
@@ -51,6 +53,20 @@ int cores_of_this_rank() {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
   return CPU_COUNT(&set);
+}
+
+// benchmark: `count` exchanges in a row, queued, waited for once; the seconds per exchange of the
+// slowest rank (a collective: every rank gets it). What one exchange costs, apart from the steps.
+double time_exchanges(RankSlab& slab, int count) {
+  slab.synchronize();
+  MPI_Barrier(MPI_COMM_WORLD);
+  gs::Stopwatch clock;
+  for (int round = 0; round < count; ++round) slab.exchange();
+  slab.synchronize();
+  const double mine = clock.seconds() / std::max(1, count);
+  double slowest = mine;
+  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
 }
 
 // exchange-check: every rank fills its own rows with value(row, col) = row + col / 1000 (u; -that
@@ -323,7 +339,7 @@ int program(int argc, char** argv, const char* program_name) {
     set_up =
         slab->connect();  // collectives of their own: a rank failing in them cannot be waited for
     transport = slab->transport();  // peer falls back where the GPUs cannot reach each other
-    if (options.mode == "benchmark") exchange_alone = slab->time_exchanges(kTimedExchanges);
+    if (options.mode == "benchmark") exchange_alone = time_exchanges(*slab, kTimedExchanges);
   } catch (const std::exception& error) {
     abort_every_rank(rank_prefix + "error: " + error.what() + "\n");
   }

@@ -5,7 +5,7 @@
 // The Block: one block of the peer exchange's kernel (peer_exchange.hpp), on one rank. Block b of
 // every rank moves the same part of the rows, so each operation is about block b alone and its
 // counterpart, block b, on each neighbour. The round is a template over the Block: the kernel
-// hands it a block of the GPU, the point test and the judge a Recorder (round_model.hpp) that
+// hands it a block of the GPU, the point test and the judge a Recorder (round_record.hpp) that
 // writes the operations down, and walk them on a model of the ranks. Its operations:
 //
 //   unsigned long long done()   the rounds this block has finished: it lives in the GPU's memory

@@ -33,16 +33,13 @@
 // `lesson08_solution benchmark` measures strong or weak scaling; `exchange-check` tests one
 // exchange on a tiny grid.
 //
-// This file and ranks.hpp are the lesson: the slabs, the ranks' devices and the exchange. The
-// program around them is one of the course's programs (the README says where), plumbing you
-// need not read: the command line and the ranks' agreement on it (options.cpp, agreement.cpp),
-// the run as one stepper on rank 0 and its rounds of commands (follower.hpp), each rank's output
-// (slab_output.hpp), the modes and the report (program.cpp).
+// This file and ranks.hpp are the lesson: the slabs and the exchange. The program around them is
+// one of the course's programs (the README says where), plumbing you need not read: MPI's start,
+// each rank's GPU and the exchange chosen from the flags (session.cpp), the command line and the
+// ranks' agreement on it (options.cpp, agreement.cpp), the run as one stepper on rank 0 and its
+// rounds of commands (follower.hpp), each rank's output (slab_output.hpp), the modes and the
+// report (program.cpp).
 #include "ranks.hpp"
-
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // OpenMPI's extensions: MPIX_Query_cuda_support
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -56,10 +53,9 @@
 #include <vector>
 
 #include "gs/device_limits.hpp"
-#include "gs/gpu.hpp"
 #include "gs/state.hpp"
 #include "gs/timing.hpp"
-#include "round_model.hpp"
+#include "round_record.hpp"
 
 // The exchanges through a library: MPI (CPU ranks, staged GPU ranks) and NCCL.
 #include "mpi_nccl_exchange.hpp"
@@ -118,82 +114,12 @@ std::string decomposition_problem(int rows, int ranks, int halo) {
 std::string recorded_rounds(int rounds) {
   std::string text;
   for (int done = 0; done < rounds; ++done) {
-    round_model::Recorder block(static_cast<unsigned long long>(done));
+    round_record::Recorder block(static_cast<unsigned long long>(done));
     halo::exchange_round(block);
     // A round longer than the Recorder holds is printed cut at its size: the model refuses it.
-    text += "done " + std::to_string(done) + ": " + round_model::round_text(block.steps()) + "\n";
+    text += "done " + std::to_string(done) + ": " + round_record::round_text(block.steps()) + "\n";
   }
   return text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// MPI and the ranks' devices
-// ---------------------------------------------------------------------------------------------
-
-std::string cuda_awareness() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-  return std::string("MPI CUDA-aware: built ") + (MPIX_CUDA_AWARE_SUPPORT ? "yes" : "no") +
-         ", at run time " + (MPIX_Query_cuda_support() ? "yes" : "no");
-#else
-  return "MPI CUDA-aware: the library does not say (no MPIX_Query_cuda_support); assume not";
-#endif
-}
-
-std::string choose_gpu([[maybe_unused]] int local_rank) {
-#if GS_HAVE_CUDA
-  const int count = gs::gpu_status().available ? gs::gpu_status().device_count : 0;
-  if (count == 0) return "no GPU";
-  const int device = local_rank % count;
-  GS_CUDA_CHECK(cudaSetDevice(device));
-  const gs::DeviceLimits& limits = gs::device_limits(device);
-  return "GPU " + std::to_string(device) + " of " + std::to_string(count) + " (" +
-         limits.describe() + ", bus " + limits.pci_bus + ")";
-#else
-  return "no GPU (this build has no CUDA)";
-#endif
-}
-
-const char* name_of(Transport transport) {
-  switch (transport) {
-    case Transport::host:
-      return "MPI between host buffers";
-    case Transport::staged:
-      return "MPI through pinned host buffers (device -> host, MPI, host -> device)";
-    case Transport::nccl:
-      return "NCCL between device buffers";
-    case Transport::peer:
-      return "peer to peer (each GPU writes its neighbours' halos, one kernel, no host)";
-  }
-  return "?";
-}
-
-const char* key_of(Transport transport) {
-  switch (transport) {
-    case Transport::host:
-      return "host";
-    case Transport::staged:
-      return "staged";
-    case Transport::nccl:
-      return "nccl";
-    case Transport::peer:
-      return "peer";
-  }
-  return "?";
-}
-
-Transport choose_transport(const gs::Implementation& implementation, const std::string& asked,
-                           [[maybe_unused]] bool edge_first) {
-  if (implementation.device == gs::Device::cpu) return Transport::host;
-  if (asked == "mpi") return Transport::staged;
-  if (asked == "peer") return Transport::peer;
-#if GS_HAVE_NCCL
-  if (asked == "nccl" || edge_first) return Transport::nccl;
-#else
-  if (asked == "nccl") {
-    throw std::runtime_error("--transport nccl: this build has no NCCL (install libnccl-dev)");
-  }
-#endif
-  return Transport::peer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,18 +290,6 @@ void RankSlab::exchange() {
 
 void RankSlab::synchronize() {
   attempt([&] { stepper_->synchronize(); });
-}
-
-double RankSlab::time_exchanges(int count) {
-  synchronize();
-  MPI_Barrier(MPI_COMM_WORLD);
-  gs::Stopwatch clock;
-  for (int round = 0; round < count; ++round) exchange();
-  synchronize();
-  const double mine = clock.seconds() / std::max(1, count);
-  double slowest = mine;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
 }
 
 void RankSlab::own_rows(std::vector<float>& u, std::vector<float>& v, bool with_u) {

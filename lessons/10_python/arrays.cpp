@@ -1,6 +1,6 @@
 // Lesson 10's arrays (arrays.hpp says what is here): reading NumPy and CUDA array interface
 // arrays without a copy (DLPack arrays: the learner's from_dlpack()), the counted copies, streams,
-// and the module's device arrays.
+// and the module's device arrays (their export to Python is the program's).
 #include "arrays.hpp"
 
 #include <algorithm>
@@ -349,14 +349,6 @@ void stream_waits_for(void* waiting, void* queued) {
 #endif
 }
 
-void synchronize_stream(void* stream) {
-#if GS_HAVE_CUDA
-  GS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
-#else
-  (void)stream;
-#endif
-}
-
 int current_device() {
 #if GS_HAVE_CUDA
   int device = 0;
@@ -405,116 +397,12 @@ DeviceArray::DeviceArray(int rows, int cols)
 #endif
 }
 
-DeviceArray DeviceArray::from_host(const float* host, std::ptrdiff_t pitch, int rows, int cols) {
-  DeviceArray array(rows, cols);
-  copy_rows(array.data(), cols, gs::Device::gpu, host, pitch, gs::Device::cpu, rows, cols, nullptr);
-  return array;
-}
-
 float* DeviceArray::data() const {
   return buffer_->data;
 }
 
-py::dict DeviceArray::cuda_array_interface() const {
-  py::dict interface;
-  interface["shape"] = py::make_tuple(rows_, cols_);
-  interface["typestr"] = "<f4";
-  interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data()), false);
-  interface["strides"] = py::none();
-  interface["version"] = 3;
-  // The stream its contents are ordered on, for the consumer to wait on; None: complete.
-  if (ready_.known) {
-    const auto handle = reinterpret_cast<std::uintptr_t>(ready_.handle);
-    interface["stream"] = handle == 0 ? 1 : handle;
-  } else {
-    interface["stream"] = py::none();
-  }
-  return interface;
-}
-
-py::tuple DeviceArray::dlpack_device() const {
-  return py::make_tuple(2, device_);  // kDLCUDA
-}
-
-#if GS_HAVE_DLPACK
-namespace {
-
-// What a DLPack capsule of a DeviceArray owns: the tensor description and a share of the memory.
-struct ExportedTensor {
-  DLManagedTensor managed{};
-  std::shared_ptr<void> memory;
-  std::int64_t shape[2] = {0, 0};
-};
-
-void delete_exported(DLManagedTensor* managed) {
-  delete static_cast<ExportedTensor*>(managed->manager_ctx);
-}
-
-// The capsule's destructor: a consumer that took the tensor renamed the capsule "used_dltensor"
-// and calls the deleter itself; an unconsumed capsule frees it here.
-void capsule_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
-    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
-  }
-}
-
-}  // namespace
-#endif
-
-py::capsule DeviceArray::dlpack(py::handle stream) const {
-#if GS_HAVE_DLPACK
-  // The consumer's stream (None: the legacy default stream; -1: no synchronisation) waits for
-  // the work that fills this array.
-  if (ready_.known && !(py::isinstance<py::int_>(stream) && stream.cast<std::intptr_t>() == -1)) {
-    const CallerStream consumer =
-        stream.is_none() ? CallerStream{true, nullptr} : caller_stream(stream);
-    stream_waits_for(consumer.handle, ready_.handle);
-  }
-  auto* exported = new ExportedTensor;
-  exported->memory = std::shared_ptr<void>(buffer_, buffer_->data);
-  exported->shape[0] = rows_;
-  exported->shape[1] = cols_;
-  DLTensor& tensor = exported->managed.dl_tensor;
-  tensor.data = buffer_->data;
-  tensor.device = {kDLCUDA, device_};
-  tensor.ndim = 2;
-  tensor.dtype = {kDLFloat, 32, 1};
-  tensor.shape = exported->shape;
-  tensor.strides = nullptr;  // compact, row-major
-  tensor.byte_offset = 0;
-  exported->managed.manager_ctx = exported;
-  exported->managed.deleter = delete_exported;
-  PyObject* capsule = PyCapsule_New(&exported->managed, "dltensor", capsule_destructor);
-  if (capsule == nullptr) {
-    delete exported;
-    throw py::error_already_set();
-  }
-  return py::reinterpret_steal<py::capsule>(capsule);
-#else
-  (void)stream;
-  throw py::type_error("this module was built without dlpack.h: use __cuda_array_interface__");
-#endif
-}
-
-py::array_t<float> DeviceArray::to_numpy() const {
-  py::array_t<float> host({rows_, cols_});
-  if (ready_.known) synchronize_stream(ready_.handle);
-  copy_rows(host.mutable_data(), cols_, gs::Device::cpu, data(), cols_, gs::Device::gpu, rows_,
-            cols_, nullptr);
-  return host;
-}
-
-std::string dlpack_version() {
-#if GS_HAVE_DLPACK
-#ifdef DLPACK_MAJOR_VERSION
-  return std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION);
-#else
-  return "0." + std::to_string(DLPACK_VERSION / 10);
-#endif
-#else
-  return "";
-#endif
+std::shared_ptr<void> DeviceArray::memory() const {
+  return std::shared_ptr<void>(buffer_, buffer_->data);
 }
 
 }  // namespace lesson10

@@ -1,7 +1,8 @@
 // Lesson 10's arrays: what the module knows of an array Python hands it, whichever way it came
 // (NumPy's buffer, DLPack, __cuda_array_interface__); the copies the module makes (every one of
 // them counted, so that a test can show that advancing a CuPy array moves no byte across PCIe);
-// and the module's own device arrays, which leave through DLPack and __cuda_array_interface__.
+// and the module's own device arrays (Python's side of them, their export through DLPack and
+// __cuda_array_interface__, is the program's: program_api.hpp, define_functions()).
 // Read by module.cpp, whose learner's file (binding.hpp) checks an ArrayInfo and turns two of
 // them into the FieldView a stepper advances.
 #pragma once
@@ -102,23 +103,17 @@ void copy_rows(float* destination, std::ptrdiff_t destination_pitch, gs::Device 
 ///        waiting (an event; nothing when they are the same stream).
 void stream_waits_for(void* waiting, void* queued);
 
-/// @brief Waits until the work queued on @p stream is done.
-void synchronize_stream(void* stream);
-
 /// @brief The GPU this thread uses (0 without CUDA), and making it @p device.
 int current_device();
 void use_device(int device);
 
 /// @brief A float32 rows x cols field in device memory that the module allocated: what
-///        Stepper.advanced() returns for device arrays, and grayscott.to_device() makes. It
-///        leaves through DLPack (`__dlpack__`, `__dlpack_device__`: jax.dlpack.from_dlpack,
-///        torch.from_dlpack, cupy.from_dlpack) and `__cuda_array_interface__` (cupy.asarray,
-///        numba.cuda.as_cuda_array); the memory lives as long as any holder.
+///        Stepper.advanced() returns for device arrays, and grayscott.to_device() makes (Python's
+///        grayscott.DeviceArray, which leaves through DLPack and `__cuda_array_interface__`); the
+///        memory lives as long as any holder.
 class DeviceArray {
  public:
   DeviceArray(int rows, int cols);
-  /// @brief A device copy of a host float32 rows x cols array (counted host to device).
-  static DeviceArray from_host(const float* host, std::ptrdiff_t pitch, int rows, int cols);
 
   float* data() const;
   int rows() const { return rows_; }
@@ -126,12 +121,9 @@ class DeviceArray {
   int device() const { return device_; }
   /// @brief Its contents are ordered on @p stream (known), or complete (unknown).
   void set_ready(const CallerStream& stream) { ready_ = stream; }
-
-  py::dict cuda_array_interface() const;
-  py::capsule dlpack(py::handle stream) const;
-  py::tuple dlpack_device() const;
-  /// @brief A host copy (counted device to host).
-  py::array_t<float> to_numpy() const;
+  const CallerStream& ready() const { return ready_; }
+  /// @brief A share of the memory, which keeps it alive (what an exported DLPack tensor holds).
+  std::shared_ptr<void> memory() const;
 
  private:
   struct Buffer;
@@ -141,8 +133,5 @@ class DeviceArray {
   int device_ = 0;
   CallerStream ready_;
 };
-
-/// @brief The dlpack.h version the module was built with ("" without DLPack).
-std::string dlpack_version();
 
 }  // namespace lesson10

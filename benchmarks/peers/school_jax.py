@@ -8,18 +8,15 @@ them through DLPack and returns new arrays on the GPU, handed back to JAX throug
 (no host copy; two device copies, of the inputs into the new arrays, where the in-place call of
 school_cupy.py makes none).
 
-    build/bin/lesson10_solution lessons/10_python/school_jax.py --no-output
+    build/bin/lesson10_solution benchmarks/peers/school_jax.py --no-output
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "peers"))
-
-import harness  # noqa: E402 - the peers' folder is on the path now
-import jax_3x3  # noqa: E402
+import harness
+import jax_3x3
 
 IMPLEMENTATION = "l06-temporal"
 

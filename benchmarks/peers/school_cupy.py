@@ -7,20 +7,17 @@ loop of Python steps becomes one call to the course's stepper on the same CuPy a
 (no copy; on CuPy's current stream, so the timing's synchronize() waits for it). Everything else
 - the arrays, the loading, the frames, the timing - is the school's.
 
-    build/bin/lesson10_solution lessons/10_python/school_cupy.py --no-output
-    build/bin/lesson10_solution lessons/10_python/school_cupy.py --no-output --impl l04-generic
+    build/bin/lesson10_solution benchmarks/peers/school_cupy.py --no-output
+    build/bin/lesson10_solution benchmarks/peers/school_cupy.py --no-output --impl l04-generic
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "peers"))
-
-import harness  # noqa: E402 - the peers' folder is on the path now
-from cupy_slices import open_stepper as open_school_stepper  # noqa: E402
-from numpy_slices import SlicesStepper  # noqa: E402
+import harness
+from cupy_slices import open_stepper as open_school_stepper
+from numpy_slices import SlicesStepper
 
 IMPLEMENTATION = "l06-temporal"
 

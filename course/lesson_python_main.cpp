@@ -1,4 +1,5 @@
-// Lesson 10's programs (cmake/GsPythonLesson.cmake builds this file four times):
+// The programs of a lesson whose body is a Python module, lesson 10's (gs_add_python_lesson(),
+// cmake/GsPythonLesson.cmake, builds this file four times, and once more per point fixture):
 //   lesson10_exercise / lesson10_solution ARGS...          the Python the module was built for,
 //                                                          with that variant's grayscott first on
 //                                                          its path: python3 ARGS...

@@ -1,11 +1,10 @@
-// Lesson 08: the peer exchange's contract as a model, and a checker that walks it.
-//
-// halo_exchange.hpp (the file you edit) plays one round of the exchange for one block of the
-// exchange kernel, through the operations of a Block (exchange_api.hpp describes them). This
-// file records what a round does (Recorder: a Block that only writes down the operations) and
-// checks the recorded rounds on a model of two or three ranks, each running kernel after kernel,
-// against every order in which the ranks' operations can interleave. It is what the lesson's point
-// test (tests/point/lesson08_point.hpp) and the grade's judge use; neither needs a GPU.
+// Lesson 08's grading: the peer exchange's round walked on a model of the ranks. The lesson's
+// program prints its round (`protocol`: round_record.hpp's Recorder plays halo_exchange.hpp, the
+// learner's file, for blocks that have finished 0, 1, ... rounds); the grade's judge
+// (apps/gs_judge.cpp, `ranks-protocol`) reads that text back, and the lesson's point test
+// (tests/point/lesson08_point.hpp) records the round itself; both walk it here, on two and on
+// three ranks, each running kernel after kernel, through every order in which the ranks'
+// operations can interleave. Neither needs a GPU.
 //
 // The model, which is what the GPUs guarantee and no more:
 //   - a rank runs its kernels one after another (one stream), and a kernel's operations in the
@@ -40,79 +39,14 @@
 #include <utility>
 #include <vector>
 
-#include "gs/host_device.hpp"
+#include "round_record.hpp"  // lessons/08_multi_gpu/: Op, Step, Recorder
 
-namespace round_model {
+namespace round_check {
 
-enum class Op : int { post, fence, signal, wait_for, unpack, finish };
-
-struct Step {
-  Op op;
-  unsigned long long value;  // the slot (post, unpack), the round (signal, wait_for, finish)
-};
-
-inline const char* op_name(Op op) {
-  switch (op) {
-    case Op::post:
-      return "post";
-    case Op::fence:
-      return "fence";
-    case Op::signal:
-      return "signal";
-    case Op::wait_for:
-      return "wait_for";
-    case Op::unpack:
-      return "unpack";
-    case Op::finish:
-      return "finish";
-  }
-  return "?";
-}
-
-/// @brief A Block that does nothing but write down the operations of one round, in order: the
-///        block of a rank that has finished `done` rounds. Fixed storage, so that nvcc accepts
-///        it where the round is a __host__ __device__ template.
-class Recorder {
- public:
-  static constexpr int kMaxSteps = 32;
-  GS_HOST_DEVICE explicit Recorder(unsigned long long done) : done_(done) {}
-  GS_HOST_DEVICE unsigned long long done() const { return done_; }
-  GS_HOST_DEVICE void post(int slot) { add(Op::post, static_cast<unsigned long long>(slot)); }
-  GS_HOST_DEVICE void fence() { add(Op::fence, 0); }
-  GS_HOST_DEVICE void signal(unsigned long long round) { add(Op::signal, round); }
-  GS_HOST_DEVICE void wait_for(unsigned long long round) { add(Op::wait_for, round); }
-  GS_HOST_DEVICE void unpack(int slot) { add(Op::unpack, static_cast<unsigned long long>(slot)); }
-  GS_HOST_DEVICE void finish(unsigned long long round) { add(Op::finish, round); }
-
-  /// The operations recorded (at most kMaxSteps; overflowed() says whether there were more).
-  std::vector<Step> steps() const { return {steps_, steps_ + count_}; }
-  bool overflowed() const { return overflowed_; }
-
- private:
-  GS_HOST_DEVICE void add(Op op, unsigned long long value) {
-    if (count_ == kMaxSteps) {
-      overflowed_ = true;
-      return;
-    }
-    steps_[count_++] = Step{op, value};
-  }
-  unsigned long long done_;
-  Step steps_[kMaxSteps] = {};
-  int count_ = 0;
-  bool overflowed_ = false;
-};
-
-/// One round as text: "post 1; fence; signal 1; ..." (the lesson program's `protocol` mode
-/// prints it; the judge reads it back with parse_round()).
-inline std::string round_text(const std::vector<Step>& steps) {
-  std::string text;
-  for (const Step& step : steps) {
-    if (!text.empty()) text += "; ";
-    text += op_name(step.op);
-    if (step.op != Op::fence) text += " " + std::to_string(step.value);
-  }
-  return text;
-}
+using round_record::Op;
+using round_record::op_name;
+using round_record::Recorder;
+using round_record::Step;
 
 /// round_text() read back; false when the text is not a round.
 inline bool parse_round(const std::string& text, std::vector<Step>& steps) {
@@ -378,4 +312,19 @@ RoundOf recorded(RoundFunction round) {
   };
 }
 
-}  // namespace round_model
+/// The walks the point test and the judge both take: two ranks and three (a middle rank has two
+/// neighbours), six exchange kernels in a row each.
+inline constexpr int kRanksWalked[] = {2, 3};
+inline constexpr int kKernelsWalked = 6;
+
+/// check() on each count of kRanksWalked, kKernelsWalked kernels each: "" when the round keeps
+/// the contract on all of them, else what broke first, after its count of ranks ("3 ranks: ...").
+inline std::string check_contract(const RoundOf& round_of) {
+  for (const int ranks : kRanksWalked) {
+    const std::string trouble = check(round_of, ranks, kKernelsWalked);
+    if (!trouble.empty()) return std::to_string(ranks) + " ranks: " + trouble;
+  }
+  return "";
+}
+
+}  // namespace round_check
