@@ -56,6 +56,15 @@ std::int64_t field_bytes(const Target& target) {
   return std::int64_t{target.rows} * target.cols * static_cast<std::int64_t>(sizeof(float));
 }
 
+// Whether @p array lives on a device (a CuPy or PyTorch CUDA array, ...): its
+// __cuda_array_interface__, or a DLPack device other than the CPU (kDLCPU is 1; NumPy says so).
+bool on_a_device(const py::object& array) {
+  if (py::hasattr(array, "__cuda_array_interface__")) return true;
+  if (!py::hasattr(array, "__dlpack_device__")) return false;
+  const py::tuple device = array.attr("__dlpack_device__")();
+  return device.size() > 0 && device[0].cast<int>() != 1;
+}
+
 void require_steps(std::int64_t steps) {
   if (steps < 0) throw ArrayError("steps must be at least 0 (got " + std::to_string(steps) + ")");
 }
@@ -308,10 +317,16 @@ class Simulation final : public Engine {
     }
     py::object u_array = u;
     py::object v_array = v;
-    if (copy) {  // the caller allows a conversion: any array-like NumPy can make float32 of
+    if (copy) {  // the caller allows a conversion: any array-like NumPy can make float32 of,
+      // while a device array stays where it is (NumPy cannot read it; its cells are copied into
+      // the stepper's fields device to device below, whatever its pitch)
       const py::module_ numpy = py::module_::import("numpy");
-      u_array = numpy.attr("ascontiguousarray")(u, py::arg("dtype") = "float32");
-      v_array = numpy.attr("ascontiguousarray")(v, py::arg("dtype") = "float32");
+      const auto converted = [&numpy](const py::object& array) -> py::object {
+        if (on_a_device(array)) return array;
+        return numpy.attr("ascontiguousarray")(array, py::arg("dtype") = "float32");
+      };
+      u_array = converted(u);
+      v_array = converted(v);
     }
     const CallerStream unknown;
     const HeldArray held_u = hold_array(u_array, "u", unknown);
