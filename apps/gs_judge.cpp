@@ -66,6 +66,11 @@ struct LessonPlan {
   std::string build;  // the lesson build's id (lessons.tsv): 01, 03_cpu, 08 ...
   Shape shape;
   std::vector<Graded> graded;
+  // Where the lesson's idea acts only after so many steps of one launch, every case's frames
+  // are drawn at least that long: lesson 11's blocks exchange their edges every `halo` steps
+  // inside a launch, so a kernel that never exchanges is exact for a frame of up to `halo`
+  // steps (the shipped stub passed 3 cases of 1 to 8 steps on an H200). 0: any length.
+  int min_steps_per_frame = 0;
 };
 
 // The implementations each lesson's body registers (a CI test checks this table against the
@@ -109,7 +114,8 @@ const std::vector<LessonPlan>& plans() {
       {"08", Shape::ranks, {{"ranks-protocol", false}, {"ranks-peer", true}}},
       {"09", Shape::sweep, {{"sweep-cpu", false}, {"sweep-gpu-resident", true}}},
       {"10", Shape::module, {{"module-cpu", false}, {"module-gpu", true}}},
-      {"11", Shape::implementations, {{"l11-on-chip", true}, {"l11-on-chip-h8", true}}},
+      // Two exchanges at least at the deepest halo graded (h8: 8 steps between exchanges).
+      {"11", Shape::implementations, {{"l11-on-chip", true}, {"l11-on-chip-h8", true}}, 17},
   };
   return table;
 }
@@ -716,6 +722,12 @@ int judge(const Options& o) {
       continue;
     }
     std::vector<Case> cases = draw_cases(draw, plan->shape, o.cases);
+    if (plan->min_steps_per_frame > 0) {
+      for (Case& c : cases) {
+        c.params.steps_per_frame =
+            draw.integer(plan->min_steps_per_frame, 2 * plan->min_steps_per_frame + 6);
+      }
+    }
     if (graded.name == "ranks-protocol") cases.resize(1);
     if (peer) {
       for (Case& c : cases) {
