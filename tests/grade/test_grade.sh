@@ -79,12 +79,14 @@ not_ok() { failed=$((failed + 1)); echo "FAIL $*"; }
 grade() {
   local name=$1 expected=$2 status=0
   shift 2
-  local began=$SECONDS
+  local began=$SECONDS TIMEFORMAT='%U %S' cpu
   echo "== $name: grade.sh $*"
-  bash scripts/grade.sh --no-setup --work "$T/work" --upstream origin/main \
-    --json "$T/$name.json" "$@" > "$T/$name.log" 2>&1 || status=$?
+  # (bash's time: the CPU seconds of the grading, user + system, beside its wall time)
+  { time bash scripts/grade.sh --no-setup --work "$T/work" --upstream origin/main \
+      --json "$T/$name.json" "$@" > "$T/$name.log" 2>&1 || status=$?; } 2> "$T/$name.cpu"
+  cpu=$(awk '{ printf "%.0f", $1 + $2 }' "$T/$name.cpu")
   if [ "$status" = "$expected" ]; then
-    ok "$name: exit status $status ($((SECONDS - began)) s)"
+    ok "$name: exit status $status ($((SECONDS - began)) s, $cpu s CPU)"
   else
     not_ok "$name: exit status $status, expected $expected; the log ends:"
     tail -40 "$T/$name.log" | sed 's/^/     /'
