@@ -11,7 +11,7 @@ section 8, names them.)
 
     python3 scripts/check_classroom.py                      # the format, and the lessons covered
     python3 scripts/check_classroom.py --lessons build/lessons.tsv
-    python3 scripts/check_classroom.py --run 01 --expect fail --upstream HEAD
+    python3 scripts/check_classroom.py --run 01 --expect fail --upstream HEAD [--work DIR]
     python3 scripts/check_classroom.py --self-test          # the check refuses broken copies
 
 1. The file is validated against SCHEMA below (a JSON schema of the subset of a workflow the
@@ -22,7 +22,9 @@ section 8, names them.)
    grades (lessons.tsv: labels with `cpu`) has exactly one test, and no test names another.
 2. --run NN runs lesson NN's listed command as the grader would (only PATH and HOME in its
    environment, in the repository's root, within the test's timeout), with the expressions
-   replaced (the upstream by --upstream, /tmp/gs-classroom by a fresh folder), and checks that it
+   replaced (the upstream by --upstream, /tmp/gs-classroom by a fresh folder; with --work DIR,
+   grade.sh's work folder /tmp/gs-classroom/work by DIR, whose builds of the same upstream commit
+   it then reuses, as the workflow's later tests reuse the first one's), and checks that it
    passes or fails as --expect says, and that grade.sh's JSON gives that lesson the status that
    goes with it (PASS or PARTIAL; with --expect fail, FAIL: its tests failed, as a shipped stub's
    do, not INVALID or BUILD FAILED).
@@ -257,7 +259,8 @@ def check(workflow, lessons_tsv: Path | None) -> list[str]:
     return errors
 
 
-def run(workflow, lesson: str, expect: str, upstream: str, environment: list[str]) -> list[str]:
+def run(workflow, lesson: str, expect: str, upstream: str, environment: list[str],
+        work: Path | None = None) -> list[str]:
     graders, _ = tests_of(workflow)
     step = next((s for s in graders if lesson_of(s) == lesson), None)
     if step is None:
@@ -265,6 +268,10 @@ def run(workflow, lesson: str, expect: str, upstream: str, environment: list[str
     with tempfile.TemporaryDirectory(prefix="gs-classroom-") as folder:
         os.chmod(folder, 0o755)  # as the workflow's mkdir makes it: tests run as nobody reach it
         command = step["with"]["command"].replace(UPSTREAM_EXPRESSION, shlex.quote(upstream))
+        if work is not None:
+            if OUTPUT_FOLDER + "/work" not in command:
+                return [f"--work: lesson {lesson}'s command names no {OUTPUT_FOLDER}/work to replace"]
+            command = command.replace(OUTPUT_FOLDER + "/work", shlex.quote(str(work.resolve())))
         command = command.replace(OUTPUT_FOLDER, folder)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root")}
         env.update(item.split("=", 1) for item in environment)
@@ -343,6 +350,8 @@ def main() -> int:
     parser.add_argument("--upstream", default="HEAD", help="what the command's --upstream becomes")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="add to the command's environment (e.g. GS_CMAKE_ARGS=-DGS_CUDA=OFF)")
+    parser.add_argument("--work", type=Path, metavar="DIR",
+                        help="grade.sh's work folder (--work) instead of a fresh one: its builds are reused")
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     workflow = load(args.workflow)
@@ -350,7 +359,7 @@ def main() -> int:
         return 1
     errors = check(workflow, args.lessons)
     if not errors and args.run:
-        errors = run(workflow, args.run, args.expect, args.upstream, args.env)
+        errors = run(workflow, args.run, args.expect, args.upstream, args.env, args.work)
     for error in errors:
         print(f"check_classroom: {args.workflow}: {error}", file=sys.stderr)
     if errors:

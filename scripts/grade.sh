@@ -26,7 +26,8 @@
 #   --no-speed       skip the speed measurement
 #   --timeout S      per-test time limit in seconds (default 300; also GS_TEST_TIMEOUT)
 #   --work DIR       keep the pristine tree and its builds in DIR and reuse them (locked, so two
-#                    gradings never share it at once); default: a fresh mktemp folder, removed
+#                    gradings never share it at once; a build configured with the same arguments
+#                    is not configured again); default: a fresh mktemp folder, removed
 #   --keep           keep the work folder
 #   Environment: GS_CMAKE_ARGS (extra configure arguments, e.g. -DGS_CUDA=OFF), GS_UPSTREAM_BRANCH
 #   (the branch of a fetched upstream; default its HEAD).
@@ -332,10 +333,22 @@ if [ "$gpu" = 0 ] && [ "$require_gpu" = 0 ] && [[ "${GS_CMAKE_ARGS:-}" != *GS_CU
   echo "grade.sh: no GPU answers nvidia-smi -L: CUDA code is not compiled for this grade (GS_CMAKE_ARGS=-DGS_CUDA=ON compiles it)"
 fi
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+# A build kept under --work that was configured with these same arguments is not configured again
+# (seconds of each grading): its tree is upstream's commit, into which only learner files (headers,
+# which CMake does not read) are laid, and Ninja re-runs CMake itself if a CMake file changed.
 # shellcheck disable=SC2086  # GS_CMAKE_ARGS is a list of arguments
-if ! cmake -S "$tree" -B "$build" "${configure_args[@]}" ${GS_CMAKE_ARGS:-} > "$RUN/logs/configure.log" 2>&1; then
-  tail -30 "$RUN/logs/configure.log"
-  fail "configuring upstream's tree failed (log above)"
+configured_with=$(printf '%s\n' "${configure_args[@]}" ${GS_CMAKE_ARGS:-})
+if [ -f "$build/build.ninja" ] && [ -f "$build/gs-grade-configure.args" ] \
+   && [ "$(cat "$build/gs-grade-configure.args")" = "$configured_with" ]; then
+  echo "grade.sh: $build was configured with these arguments already" > "$RUN/logs/configure.log"
+else
+  rm -f "$build/gs-grade-configure.args"
+  # shellcheck disable=SC2086  # GS_CMAKE_ARGS is a list of arguments
+  if ! cmake -S "$tree" -B "$build" "${configure_args[@]}" ${GS_CMAKE_ARGS:-} > "$RUN/logs/configure.log" 2>&1; then
+    tail -30 "$RUN/logs/configure.log"
+    fail "configuring upstream's tree failed (log above)"
+  fi
+  printf '%s\n' "$configured_with" > "$build/gs-grade-configure.args"
 fi
 manifest=$build/lessons.tsv
 [ -f "$manifest" ] || fail "$manifest is missing: this upstream commit predates lessons.tsv"

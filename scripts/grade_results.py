@@ -35,6 +35,9 @@ script reads those with a real XML parser and writes what people and machines re
       function; a symbol (nm -C) only the learner's object has, or a use of one (objdump -r) from
       a section that did not use it, that is the reference, another lesson's namespace, the
       registry, a solution library's or dlsym is one line "lessons/NN_topic: ... uses SYMBOL: why".
+      The compilations run side by side, one per core, into --cache: the stubs' objects under
+      their command and the stubs' text, the learner's under the contents of every file the
+      build's compilation of the object read (Ninja's records), so the same code is compiled once.
 
   grade_results.py includes --tree TREE --lesson-folder lessons/NN_topic --learner FILE...
                    [--build DIR --target T...] [--checkout DIR] [--work DIR]
@@ -56,6 +59,7 @@ script reads those with a real XML parser and writes what people and machines re
       when the grade passes, 1 when it does not (the rules are in grade.sh's header).
 """
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -737,6 +741,8 @@ def symbol_problems(args):
     solutions = None
     checked = 0
     own_names = stub_declared_names(args.stubs, args.learner)
+    # The objects that compile a learner file, each with its entry and cache key.
+    checked_objects = []
     for target, dependencies in sorted(records.items()):
         reached = {os.path.realpath(os.path.join(args.build, d)) for d in dependencies}
         if not reached & learner:
@@ -749,21 +755,62 @@ def symbol_problems(args):
         key = hashlib.sha256((CHECK_VERSION + json.dumps(entry, sort_keys=True) + "".join(
             open(os.path.join(args.stubs, os.path.basename(f)), encoding="utf-8",
                  errors="replace").read() for f in sorted(args.learner))).encode()).hexdigest()
+        # The learner's version of the object: cached under the contents of every file its
+        # compilation read (Ninja's records of the build just made: the learner's files among
+        # them), so that the same code compiled by the same command is compiled once.
+        sources = hashlib.sha256(key.encode())
+        for dependency in sorted(set(dependencies)):
+            sources.update(dependency.encode() + b"\0")
+            try:
+                with open(os.path.join(args.build, dependency), "rb") as file:
+                    sources.update(hashlib.sha256(file.read()).digest())
+            except OSError:
+                sources.update(b"missing")
+        learner_object = os.path.join(args.cache, "learner", sources.hexdigest()[:24] + ".o")
+        checked_objects.append((target, entry, key, learner_object))
+    # Their compilations, made first and side by side (one per core; each is one compiler
+    # process): the learner's version of each object and the stub's two, where not cached yet.
+    # The checks below read the objects as they would have made them one by one.
+    compilations = {}
+    for _, entry, key, learner_object in checked_objects:
+        if not os.path.exists(learner_object):
+            compilations[learner_object + ".tmp"] = (entry, None, False)
+        if not os.path.exists(os.path.join(args.cache, key[:24] + ".o")):
+            compilations[os.path.join(args.cache, key[:24] + ".o.tmp")] = (entry, args.stubs, False)
+        if not os.path.exists(os.path.join(args.cache, key[:24] + ".plain.o")):
+            compilations[os.path.join(args.cache, key[:24] + ".plain.o.tmp")] = (entry, args.stubs,
+                                                                                 True)
+    workers = max(1, min(len(compilations), len(os.sched_getaffinity(0))))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        compiled = dict(zip(compilations, pool.map(
+            lambda item: check_compile(item[1][0], item[0], item[1][1], plain=item[1][2]),
+            compilations.items())))
+
+    def compile_once(entry, output, extra_include=None, plain=False):
+        """check_compile()'s answer for @p output: the one made above, else made now."""
+        if output in compiled:
+            return compiled.pop(output)
+        return check_compile(entry, output, extra_include, plain=plain)
+
+    for target, entry, key, learner_object in checked_objects:
         stub_object = os.path.join(args.cache, key[:24] + ".o")
         stub_uses = None
         error = None
         if os.path.exists(stub_object):
             stub_uses = symbol_uses(stub_object)
         if stub_uses is None:
-            error = check_compile(entry, stub_object + ".tmp", args.stubs)
+            error = compile_once(entry, stub_object + ".tmp", args.stubs)
             if error is None:
                 os.replace(stub_object + ".tmp", stub_object)
                 stub_uses = symbol_uses(stub_object)
         learner_uses = None
-        learner_object = os.path.join(args.cache, "learner", key[:24] + ".o")
-        if stub_uses is not None:
-            error = check_compile(entry, learner_object)
-            learner_uses = symbol_uses(learner_object) if error is None else None
+        if stub_uses is not None and os.path.exists(learner_object):
+            learner_uses = symbol_uses(learner_object)
+        if stub_uses is not None and learner_uses is None:
+            error = compile_once(entry, learner_object + ".tmp")
+            if error is None:
+                os.replace(learner_object + ".tmp", learner_object)
+                learner_uses = symbol_uses(learner_object)
         shown = os.path.basename(target)
         if stub_uses is None or learner_uses is None:
             which = "the pristine stub's" if stub_uses is None else "the learner's"
@@ -776,7 +823,7 @@ def symbol_problems(args):
         graded = global_definitions(os.path.realpath(os.path.join(args.build, target)))
         plain_stub = os.path.join(args.cache, key[:24] + ".plain.o")
         if not os.path.exists(plain_stub):
-            error = check_compile(entry, plain_stub + ".tmp", args.stubs, plain=True)
+            error = compile_once(entry, plain_stub + ".tmp", args.stubs, plain=True)
             if error is None:
                 os.replace(plain_stub + ".tmp", plain_stub)
         stub_definitions = global_definitions(plain_stub) if os.path.exists(plain_stub) else None
