@@ -16,16 +16,13 @@
 //      collects its halo; the mailboxes alternate between the two buffers, so that no block
 //      posts into the buffer another is still collecting from;
 //   5. at the end of the frame each block writes the tile it owns back, once.
-// Per frame of 32 steps the state crosses memory twice (in and out), against 16 times in lesson
-// 06; the price is the exchange, the barrier, and the halo's cells computed twice. README.md
-// models the three and predicts the time.
+// Per frame of 32 steps the state crosses memory twice, against 16 times in lesson 06; the price
+// (the exchange, the barrier, the halo's cells computed twice) is modelled in README.md.
 //
-// The warp's walk is written once, for two kinds of warp: on the GPU each lane runs it on its own
-// columns (DeviceWarp: a value is one float); on the host (advance_on_host) one call runs the 32
-// lanes of a warp in lockstep (HostWarp: a value is the 32 lanes' floats). So the tests check the
-// kernel's own walk, bands, barriers and exchanges on any machine, and the kernel on a GPU.
-// The two kinds of warp are in warps.hpp; the stepper around the kernel (the plan for the
-// device, the launch, on common/'s gs::DeviceStepper) in stepper.cuh.
+// The warp's walk is written once, for two kinds of warp (warps.hpp): on the GPU each lane runs
+// it on its own columns (DeviceWarp); on the host (advance_on_host) one call runs a warp's 32
+// lanes in lockstep (HostWarp). So the tests check the kernel's own walk, bands, barriers and
+// exchanges on any machine. The stepper around the kernel is in stepper.cuh.
 #include "on_chip.hpp"
 
 #include <algorithm>
@@ -40,8 +37,7 @@
 #include "gs/lesson.hpp"
 #include "gs/step_coefficients.hpp"
 
-// Angle brackets: the build picks lessons/11_on_chip/exchange.hpp (your stubs) or the
-// solution's copy.
+// Angle brackets: the build picks lessons/11_on_chip/exchange.hpp (your stubs) or the solution's.
 #include <exchange.hpp>
 
 #if GS_HAVE_CUDA

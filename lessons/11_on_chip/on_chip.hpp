@@ -1,7 +1,6 @@
 // Lesson 11's interface beyond its steppers, for its tests: the cut of a grid into tiles that
-// fit the chip, and the run the kernel makes, made on the host with the kernel's own code for
-// the warps (the tiles kept apart, the exchange through a mailbox, the barriers' order), which
-// is how the kernel's walk and the learner's exchange are checked on a machine without a GPU.
+// fit the chip, and the kernel's run made on the host with the kernel's own warp code, which is
+// how the walk and the learner's exchange are checked on a machine without a GPU.
 #pragma once
 
 #include <cstdint>
