@@ -64,15 +64,7 @@ class ModuleStepper:
 
 
 def main(argv: list[str]) -> int:
-    # --impl NAME, this peer's own flag, is taken out before the harness reads the course's.
-    implementation = None
-    if "--impl" in argv:
-        at = argv.index("--impl")
-        if at + 1 >= len(argv):
-            print("grayscott_module.py: --impl needs a name", file=sys.stderr)
-            return 2
-        implementation = argv[at + 1]
-        argv = argv[:at] + argv[at + 2:]
+    implementation, argv = harness.take_impl_flag(argv, "grayscott_module.py")
     try:
         grayscott = harness.import_grayscott()
         choice = grayscott.Simulation(1, 1, implementation)  # the name and default, checked now

@@ -498,6 +498,20 @@ def report(result: Result, options: Options) -> None:
         append_csv(options.csv, row)
 
 
+def take_impl_flag(argv: list[str], program: str,
+                   default: str | None = None) -> tuple[str | None, list[str]]:
+    """--impl NAME, the flag of the peers that run the course's module, taken out of @p argv
+    before parse_command_line() reads the course's flags: (NAME or @p default, the rest). An
+    --impl without a name ends the program with status 2, saying so."""
+    if "--impl" not in argv:
+        return default, list(argv)
+    at = argv.index("--impl")
+    if at + 1 >= len(argv):
+        print(f"{program}: --impl needs a name", file=sys.stderr)
+        sys.exit(2)
+    return argv[at + 1], argv[:at] + argv[at + 2:]
+
+
 def run_peer(
     implementation: str,
     description: str,

@@ -50,11 +50,8 @@ def open_stepper(rates: harness.Rates) -> SwappedStepper:
 
 
 if __name__ == "__main__":
-    arguments = sys.argv[1:]
-    if "--impl" in arguments:
-        at = arguments.index("--impl")
-        IMPLEMENTATION = arguments[at + 1]
-        del arguments[at:at + 2]
+    IMPLEMENTATION, arguments = harness.take_impl_flag(sys.argv[1:], "school_jax.py",
+                                                       IMPLEMENTATION)
     sys.exit(harness.run_peer(f"school-jax+{IMPLEMENTATION}",
                               "The school's JAX 3x3 script, its hot loop swapped for one call to "
                               "the course's stepper (--impl NAME, default l06-temporal).",
