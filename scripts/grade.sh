@@ -56,7 +56,8 @@
 #    and the graded object itself (not a recompile) may define no global name outside the
 #    lesson's namespace that the stub's does not (it would replace the test support's, or
 #    GoogleTest's, at link time). The learner file's text may not use __has_include, #line,
-#    digraphs, trigraphs and the like (grade_results.py includes names them).
+#    digraphs, trigraphs, the GPU pass's macros, token pasting, a condition on anything but
+#    GS_HAVE_CUDA and the like (grade_results.py includes names them).
 #  - The verdict is the judge's (apps/gs_judge.cpp; docs/TEACHING.md): built from upstream's tree
 #    before any learner file is laid in, linking none of the learner's code, it draws cases at grade
 #    time (sizes, a random state's seed, rates, frames, steps), runs the lesson's exercise program

@@ -348,10 +348,24 @@ PREPROCESSOR_TRICKS = [
     (re.compile(r"\b(asm|__asm__|__asm)\b"), "inline assembly (a system call no symbol shows)"),
     # The point tests of lessons 04, 05, 08 and 09 walk the learner's code on the host, where a
     # GPU runs it in the programs: a branch on the compiler's pass runs one code for the test and
-    # another for the GPU (tests/grade/attacks/device_only/).
-    (re.compile(r"\b__(CUDA_ARCH|CUDA_ARCH_LIST|CUDACC|CUDACC_\w+|NVCC|CUDA_ARCH_\w+)__\b|\b__NVCOMPILER\b"),
+    # another for the GPU (tests/grade/attacks/device_only.fragment).
+    (re.compile(r"\b__(CUDA_ARCH|CUDACC|NVCOMPILER)\w*|\b__NVCC__\b|"
+                r"\bNV_(IF_TARGET|IF_ELSE_TARGET|DISPATCH_TARGET|IS_DEVICE|IS_HOST|PROVIDES_SM_\w+)\b|"
+                r"<nv/target>"),
      "a macro that says whether the code is compiled for the GPU or the host"),
+    # A condition is a second program in one file: which one the tests compile and which one the
+    # programs do is the build's to say, not the learner's. Only GS_HAVE_CUDA (whether the build
+    # has CUDA at all, the same for a lesson's tests and programs) may be asked
+    # (tests/grade/attacks/point_macro.fragment: the point test's own macro).
+    (re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef)\b"
+                r"(?!\s*(!\s*)?(defined\s*\(?\s*)?GS_HAVE_CUDA\s*\)?\s*(//.*)?$)"),
+     "a preprocessor condition on anything but GS_HAVE_CUDA"),
 ]
+
+# Read outside string and character literals (a message may hold "##"): a name pasted together
+# is a name the text does not show (tests/grade/attacks/token_pasting.fragment: `__CU` ## `DA_ARCH__`).
+TOKEN_PASTING = re.compile(r"##")
+LITERALS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 
 # Lesson 08's round is a template over its Block: the kernel's block on the GPU, the model's
 # Recorder in the point test and the judge. A round that asks which it was given can show the
@@ -364,8 +378,6 @@ LESSON_TRICKS = {
         (re.compile(r"\b(if\s+constexpr|requires|decltype|typeid|type_info|is_same(_v)?|"
                     r"is_base_of(_v)?|enable_if(_t)?|__is_same|__builtin_\w+|sizeof|alignof)\b"),
          "a question about the Block's type (the round must be the same for every Block)"),
-        (re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef)\b"),
-         "a preprocessor condition (the round has nothing to compile one way or another)"),
     ],
 }
 
@@ -383,6 +395,8 @@ def include_problems(path, shown):
     for number, line in enumerate(lines, 1):
         code = line.split("//", 1)[0]  # the lesson's names: a comment may say them
         found = [what for pattern, what in PREPROCESSOR_TRICKS if pattern.search(line)]
+        if TOKEN_PASTING.search(LITERALS.sub('""', line)):
+            found.append("token pasting (a name the text does not show)")
         found += [what for pattern, what in lesson_tricks if pattern.search(code)]
         for what in found:
             problems.append(f"{shown}:{number}: {what}: a learner file may not use it (it lets "

@@ -39,6 +39,10 @@ attack device_only_08 lessons/08_multi_gpu/halo_exchange.hpp device_only.fragmen
   "whether the code is compiled for the GPU or the host" "a preprocessor condition"
 attack device_only_09 lessons/09_parameter_sweep/member.hpp device_only.fragment \
   "whether the code is compiled for the GPU or the host"
+attack token_pasting_04 lessons/04_cuda_kernels/kernels.cuh token_pasting.fragment \
+  "token pasting" "a preprocessor condition on anything but GS_HAVE_CUDA"
+attack point_macro_07 lessons/07_async_output/frame_ring.hpp point_macro.fragment \
+  "a preprocessor condition on anything but GS_HAVE_CUDA"
 
 # The shipped stubs and the solutions: nothing to refuse.
 for solution in "$root"/solutions/*/*; do
